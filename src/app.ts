@@ -1,0 +1,99 @@
+import type { Socket } from 'node:net';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { DestinationStream } from 'pino';
+import type { Config } from './config.ts';
+import { recordMappers } from './domain/records.ts';
+import { createTimeFormat } from './domain/time.ts';
+import { createAuthenticator } from './http/plugins/auth.ts';
+import { collectRawBodies } from './http/plugins/body.ts';
+import { createErrorHandler, sendError } from './http/plugins/error-handler.ts';
+import { negotiate, negotiateFormat } from './http/plugins/negotiate.ts';
+import { createRateLimit } from './http/plugins/rate-limit.ts';
+import { createLogger, logRequest } from './http/log.ts';
+import { parseParams } from './http/query.ts';
+import { allowedMethods, OPERATIONS } from './http/routes/index.ts';
+import { errorBody, HttpError, REASON_PHRASES, setWireHeader } from './http/wire.ts';
+import type { Store } from './store/db.ts';
+
+export interface AppDeps {
+  store: Store;
+  /** Where log lines go (default stdout). */
+  logDestination?: DestinationStream;
+}
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+/** Answers a malformed HTTP message (bad request line, oversized headers) in the CONVENTIONS shape. */
+function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const body = JSON.stringify(errorBody(status, REASON_PHRASES[status] ?? 'Bad Request'));
+  socket.end(
+    `HTTP/1.1 ${status} ${REASON_PHRASES[status]}\r\nContent-Type: application/json; charset=UTF-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * Builds the msgsvc HTTP application without listening. The request path, in order
+ * (CONVENTIONS §1): routing 404 → negotiate 406 → method 405 → auth 401 → rate limit 429 →
+ * handler (400 parameters and body, 404 record, 422 validation) → JSON or XML.
+ */
+export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: createLogger(config.logLevel, deps.logDestination),
+    disableRequestLogging: true,
+    bodyLimit: config.bodyLimitBytes,
+    requestTimeout: 30_000,
+    querystringParser: () => ({}),
+    clientErrorHandler,
+  });
+
+  app.decorateRequest('format', 'json');
+  app.decorateRequest('accountId', 0);
+  app.decorateRequest('queryParams', null as never);
+  app.decorateRequest('rawQuery', '');
+
+  app.addHook('onRequest', async (request) => {
+    const q = request.url.indexOf('?');
+    request.rawQuery = q === -1 ? '' : request.url.slice(q + 1);
+    request.queryParams = parseParams(request.rawQuery);
+  });
+  app.addHook('onResponse', logRequest);
+  collectRawBodies(app);
+  app.setErrorHandler(createErrorHandler(config.bodyLimitBytes));
+
+  // Unknown paths are 404 (rendered in the negotiated format when it can be negotiated); known
+  // paths reached with another method are 406-checked, then 405 with Allow.
+  app.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) => {
+    const allow = allowedMethods(pathOf(request.url));
+    if (allow === undefined) {
+      try {
+        request.format = negotiateFormat(request.queryParams.get('_format'), request.headers.accept);
+        setWireHeader(reply, 'Vary', 'Accept');
+      } catch {
+        request.format = 'json';
+      }
+      return sendError(request, reply, 404, 'Page not found.');
+    }
+    await negotiate(request, reply);
+    setWireHeader(reply, 'Allow', allow);
+    throw new HttpError(405, `Method Not Allowed. This URL can only handle the following request methods: ${allow}.`);
+  });
+
+  const mappers = recordMappers(createTimeFormat(config.timeZone));
+  app.register(async (api) => {
+    api.addHook('onRequest', negotiate);
+    api.addHook('onRequest', createAuthenticator(deps.store));
+    api.addHook('onRequest', createRateLimit(config.rateLimit, config.rateWindowSeconds));
+    for (const op of OPERATIONS) op.register(api, { store: deps.store, mappers, config });
+  });
+
+  return app;
+}

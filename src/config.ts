@@ -1,0 +1,118 @@
+import { isSupportedCountry, type CountryCode } from 'libphonenumber-js';
+
+/**
+ * Where the data lives. `sqlite` is the embedded default; `postgres` is selected by a
+ * `postgres://` or `postgresql://` DATABASE_URL.
+ */
+export type DatabaseConfig =
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string };
+
+/** The whole, validated configuration of one msgsvc process. Frozen once built. */
+export interface Config {
+  /** TCP port to listen on (PORT). */
+  readonly port: number;
+  /** Interface to bind (HOST). */
+  readonly host: string;
+  readonly database: DatabaseConfig;
+  /** Requests allowed per account per window (MSGSVC_RATE_LIMIT). CONVENTIONS §8: default 60. */
+  readonly rateLimit: number;
+  /** Rate-limit window in seconds (MSGSVC_RATE_WINDOW). CONVENTIONS §8: default 1. */
+  readonly rateWindowSeconds: number;
+  /** IANA time zone that timestamps are rendered in (MSGSVC_TIMEZONE). CONVENTIONS §10: default UTC. */
+  readonly timeZone: string;
+  /** Region used to read phone numbers written without a country code (MSGSVC_DEFAULT_REGION). */
+  readonly defaultRegion: CountryCode;
+  /** Create a demo account on first start when the database has none (MSGSVC_DEMO, default on). */
+  readonly demo: boolean;
+  /** Largest accepted request body in bytes (MSGSVC_BODY_LIMIT); larger bodies get 413. */
+  readonly bodyLimitBytes: number;
+  /** pino level (LOG_LEVEL). */
+  readonly logLevel: string;
+}
+
+/** Thrown when a setting has a value we cannot use; the message names the setting. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Raw settings, as strings, keyed by environment variable name. Flags are mapped onto these names. */
+export type ConfigSource = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function integer(source: ConfigSource, name: string, fallback: number, min: number, max: number): number {
+  const raw = source[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) {
+    throw new ConfigError(`${name} must be a whole number between ${min} and ${max}, got ${JSON.stringify(raw)}`);
+  }
+  const value = Number(raw.trim());
+  if (value < min || value > max) {
+    throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  }
+  return value;
+}
+
+function toggle(source: ConfigSource, name: string, fallback: boolean): boolean {
+  const raw = source[name];
+  if (raw === undefined || raw === '') return fallback;
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(`${name} must be 1 or 0 (true/false), got ${JSON.stringify(raw)}`);
+}
+
+/**
+ * Parses DATABASE_URL: a file path, `sqlite:PATH` (also `sqlite://PATH`), or a `postgres://` URL.
+ * @throws ConfigError for any other scheme.
+ */
+export function parseDatabaseUrl(raw: string | undefined): DatabaseConfig {
+  const value = (raw ?? '').trim();
+  if (value === '') return { kind: 'sqlite', path: './data/msgsvc.db' };
+  if (/^postgres(ql)?:\/\//i.test(value)) return { kind: 'postgres', url: value };
+  const sqlite = /^sqlite:(\/\/)?(.*)$/i.exec(value);
+  if (sqlite) {
+    const path = sqlite[2] ?? '';
+    if (path === '') throw new ConfigError('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/msgsvc.db');
+    return { kind: 'sqlite', path };
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+    throw new ConfigError(`DATABASE_URL has an unsupported scheme: ${value.split(':')[0]} (use a file path, sqlite:PATH or postgres://)`);
+  }
+  return { kind: 'sqlite', path: value };
+}
+
+/**
+ * Builds the configuration from environment-style settings, validating every value once.
+ * @throws ConfigError naming the first bad setting.
+ */
+export function loadConfig(source: ConfigSource = process.env): Config {
+  const timeZone = (source.MSGSVC_TIMEZONE ?? '').trim() || 'UTC';
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+  } catch {
+    throw new ConfigError(`MSGSVC_TIMEZONE is not a known IANA time zone: ${JSON.stringify(timeZone)}`);
+  }
+  const region = ((source.MSGSVC_DEFAULT_REGION ?? '').trim() || 'US').toUpperCase();
+  if (!isSupportedCountry(region)) {
+    throw new ConfigError(`MSGSVC_DEFAULT_REGION is not a supported ISO 3166 region code: ${JSON.stringify(region)}`);
+  }
+  const logLevel = ((source.LOG_LEVEL ?? '').trim() || 'info').toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(source.LOG_LEVEL)}`);
+  }
+  const host = (source.HOST ?? '').trim() || '127.0.0.1';
+  return Object.freeze({
+    port: integer(source, 'PORT', 8080, 0, 65535),
+    host,
+    database: parseDatabaseUrl(source.DATABASE_URL),
+    rateLimit: integer(source, 'MSGSVC_RATE_LIMIT', 60, 1, 1_000_000_000),
+    rateWindowSeconds: integer(source, 'MSGSVC_RATE_WINDOW', 1, 1, 86_400),
+    timeZone,
+    defaultRegion: region as CountryCode,
+    demo: toggle(source, 'MSGSVC_DEMO', true),
+    bodyLimitBytes: integer(source, 'MSGSVC_BODY_LIMIT', 102_400, 1, 1_073_741_824),
+    logLevel,
+  });
+}

@@ -1,0 +1,25 @@
+import { randomBytes } from 'node:crypto';
+import { inTransaction, type Store } from '../store/db.ts';
+import * as accounts from '../store/repositories/accounts.ts';
+import { hashToken } from '../http/plugins/auth.ts';
+import { nowSeconds } from './time.ts';
+
+/** A new API token: 32 URL-safe characters (192 random bits), safe to paste into a query string. */
+export function generateToken(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+/**
+ * Issues a token for an account. Only its SHA-256 hash is stored; the token is returned once.
+ * @returns the token and its row id (for `tokens revoke --id`).
+ */
+export async function issueToken(store: Store, accountId: number, label = ''): Promise<{ token: string; id: number }> {
+  const token = generateToken();
+  const id = await accounts.insertToken(store.db, accountId, hashToken(token), label, nowSeconds());
+  return { token, id };
+}
+
+/** Creates an account with a zero credit balance. Returns its id. */
+export async function createAccount(store: Store, name: string): Promise<number> {
+  return inTransaction(store, (tx) => accounts.createAccount(tx, name, nowSeconds()));
+}

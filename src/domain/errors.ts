@@ -1,0 +1,26 @@
+/**
+ * The domain's error catalogue. Domain code throws these; the HTTP error handler
+ * (src/http/plugins/error-handler.ts) maps each to its status and body (CONVENTIONS §2, §3).
+ */
+
+/** One entry of a 422 body: the first error of one field (CONVENTIONS §3). */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** A record that does not exist or belongs to another account. Maps to 404 `Object not found: {id}`. */
+export class NotFoundError extends Error {
+  override name = 'NotFoundError';
+  constructor(readonly id: string) {
+    super(`Object not found: ${id}`);
+  }
+}
+
+/** Input that breaks a rule. Maps to 422 `Data Validation Failed.` with the field list as the body. */
+export class ValidationFailedError extends Error {
+  override name = 'ValidationFailedError';
+  constructor(readonly errors: FieldError[]) {
+    super('Data Validation Failed.');
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * Renders stored times (Unix epoch seconds, UTC) in the configured time zone (CONVENTIONS §10).
+ * Formatters are built once per zone; UTC takes a fast path without Intl.
+ */
+export interface TimeFormat {
+  /** `YYYY-MM-DD HH:MM:SS`: DateCreated, DateUpdated, Blocked_Date. */
+  dateTime(epochSeconds: number): string;
+  /** `YYYY:MM:DD HH:MM:SS`: the scheduled message DateTime (spec: colons in the date part). */
+  scheduleDateTime(epochSeconds: number): string;
+}
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, '0');
+}
+
+/** Returns the calendar fields of an instant in a zone: [year, month, day, hour, minute, second]. */
+type Parts = [number, number, number, number, number, number];
+
+export function createTimeFormat(timeZone: string): TimeFormat {
+  let parts: (epochSeconds: number) => Parts;
+  if (timeZone === 'UTC' || timeZone === 'Etc/UTC') {
+    parts = (s) => {
+      const d = new Date(s * 1000);
+      return [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()];
+    };
+  } else {
+    const fmt = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    parts = (s) => {
+      const out: Parts = [0, 0, 0, 0, 0, 0];
+      for (const p of fmt.formatToParts(new Date(s * 1000))) {
+        const v = Number(p.value);
+        if (p.type === 'year') out[0] = v;
+        else if (p.type === 'month') out[1] = v;
+        else if (p.type === 'day') out[2] = v;
+        else if (p.type === 'hour') out[3] = v;
+        else if (p.type === 'minute') out[4] = v;
+        else if (p.type === 'second') out[5] = v;
+      }
+      return out;
+    };
+  }
+  const render = (s: number, dateSep: string) => {
+    const [y, mo, d, h, mi, se] = parts(s);
+    return `${pad(y, 4)}${dateSep}${pad(mo)}${dateSep}${pad(d)} ${pad(h)}:${pad(mi)}:${pad(se)}`;
+  };
+  return {
+    dateTime: (s) => render(s, '-'),
+    scheduleDateTime: (s) => render(s, ':'),
+  };
+}
+
+/** Current time in epoch seconds. */
+export function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}

@@ -1,0 +1,60 @@
+
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import pino, { type DestinationStream } from 'pino';
+
+const MASK = '***';
+
+function decodeKey(rawKey: string): string {
+  try {
+    return decodeURIComponent(rawKey.replace(/\+/g, ' '));
+  } catch {
+    return rawKey;
+  }
+}
+
+/**
+ * The URL with every `access_token` value replaced by `***` (CONVENTIONS §9), whatever the key's
+ * spelling: `access_token`, `access%5Ftoken`, `access_token[]`, `access.token`.
+ */
+export function maskUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q === -1) return url;
+  const pairs = url.slice(q + 1).split('&').map((pair) => {
+    const eq = pair.indexOf('=');
+    const key = decodeKey(eq === -1 ? pair : pair.slice(0, eq));
+    const base = key.split('[')[0]!.replace(/[. ]/g, '_');
+    return base === 'access_token' ? `${eq === -1 ? pair : pair.slice(0, eq)}=${MASK}` : pair;
+  });
+  return `${url.slice(0, q)}?${pairs.join('&')}`;
+}
+
+/**
+ * The service's pino logger: JSON lines, request URLs masked. `destination` lets tests capture
+ * every line.
+ */
+export function createLogger(level: string, destination?: DestinationStream): FastifyBaseLogger {
+  return pino(
+    {
+      level,
+      serializers: {
+        req: (req: FastifyRequest) => ({ method: req.method, url: maskUrl(req.url), remoteAddress: req.ip }),
+        res: (res: FastifyReply) => ({ statusCode: res.statusCode }),
+      },
+    },
+    destination,
+  );
+}
+
+/** onResponse step: the one log line of a request. */
+export async function logRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  request.log.info(
+    {
+      method: request.method,
+      url: maskUrl(request.url),
+      statusCode: reply.statusCode,
+      responseTimeMs: Math.round(reply.elapsedTime * 100) / 100,
+      accountId: request.accountId || undefined,
+    },
+    'request',
+  );
+}

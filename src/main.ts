@@ -1,0 +1,75 @@
+import closeWithGrace from 'close-with-grace';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { createDemoAccount, demoCurlLines } from './domain/demo.ts';
+import { recordMappers } from './domain/records.ts';
+import { createTimeFormat } from './domain/time.ts';
+import { migrateToLatest, openStore, type Store } from './store/db.ts';
+import { countAccounts } from './store/repositories/accounts.ts';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  store: Store;
+  /** `http://host:port` the server listens on. */
+  url: string;
+  /** Stops accepting connections, finishes in-flight requests, closes the database. */
+  close(): Promise<void>;
+}
+
+function banner(url: string, token: string, curls: string[]): string {
+  return [
+    '',
+    'msgsvc: the database had no account, so a demo account with sample data was created.',
+    `Access token (shown once; only its hash is stored): ${token}`,
+    'Try every operation (add -H "Accept: application/xml" for XML):',
+    ...curls.map((c) => `  ${c}`),
+    'More demo accounts: npx msgsvc demo   ·   turn this off: MSGSVC_DEMO=0',
+    '',
+  ].join('\n');
+}
+
+/**
+ * Opens the database, applies migrations, seeds a demo account on first start (when
+ * `config.demo` and there is no account yet), and listens.
+ * @param options.print where the demo banner goes (default stdout).
+ */
+export async function startServer(config: Config, options: { print?: (text: string) => void } = {}): Promise<RunningServer> {
+  const store = openStore(config.database);
+  try {
+    await migrateToLatest(store);
+    const app = buildApp(config, { store });
+    let firstStartDemo: Awaited<ReturnType<typeof createDemoAccount>> | undefined;
+    if (config.demo && (await countAccounts(store.db)) === 0) {
+      firstStartDemo = await createDemoAccount(store, recordMappers(createTimeFormat(config.timeZone)), config.defaultRegion);
+    }
+    await app.listen({ port: config.port, host: config.host });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`;
+    if (firstStartDemo) {
+      (options.print ?? ((t) => process.stdout.write(t)))(banner(url, firstStartDemo.token, demoCurlLines(url, firstStartDemo)) + '\n');
+    }
+    let closing: Promise<void> | undefined;
+    return {
+      app,
+      store,
+      url,
+      close: () => (closing ??= app.close().then(() => store.close())),
+    };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}
+
+/** Runs the server until SIGINT/SIGTERM, then closes gracefully (in-flight requests finish) and exits 0. */
+export async function serve(config: Config): Promise<void> {
+  const server = await startServer(config);
+  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+    if (err) server.app.log.error({ err }, 'shutting down after an error');
+    else server.app.log.info({ signal }, 'shutting down');
+    await server.close();
+  });
+}

@@ -1,0 +1,68 @@
+import type { Db } from '../types.ts';
+
+/** Accounts, their API tokens and their credit balance. Every function takes the db (or a transaction) first. */
+
+export async function createAccount(db: Db, name: string, now: number): Promise<number> {
+  const { id } = await db.insertInto('accounts').values({ name, created_at: now }).returning('id').executeTakeFirstOrThrow();
+  await db.insertInto('credit_balances').values({ account_id: id, available_credits: 0, updated_at: now }).execute();
+  return id;
+}
+
+export async function findAccount(db: Db, id: number) {
+  return db.selectFrom('accounts').select(['id', 'name', 'created_at']).where('id', '=', id).executeTakeFirst();
+}
+
+export async function countAccounts(db: Db): Promise<number> {
+  const row = await db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Stores a token's SHA-256 hash (never the token) and returns the token row id. */
+export async function insertToken(db: Db, accountId: number, tokenHash: string, label: string, now: number): Promise<number> {
+  const { id } = await db
+    .insertInto('api_tokens')
+    .values({ account_id: accountId, token_hash: tokenHash, label, created_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return id;
+}
+
+/** The live (not revoked) token with this hash, if any. */
+export async function findLiveToken(db: Db, tokenHash: string) {
+  return db
+    .selectFrom('api_tokens')
+    .select(['id', 'account_id', 'token_hash'])
+    .where('token_hash', '=', tokenHash)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** Revokes a token by row id or by hash. Returns how many live tokens were revoked (0 or 1). */
+export async function revokeToken(db: Db, by: { id: number } | { tokenHash: string }, now: number): Promise<number> {
+  let q = db.updateTable('api_tokens').set({ revoked_at: now }).where('revoked_at', 'is', null);
+  q = 'id' in by ? q.where('id', '=', by.id) : q.where('token_hash', '=', by.tokenHash);
+  const res = await q.executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
+
+export async function getCredits(db: Db, accountId: number): Promise<number> {
+  const row = await db
+    .selectFrom('credit_balances')
+    .select('available_credits')
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return row ? Number(row.available_credits) : 0;
+}
+
+/** Sets (`mode: 'set'`) or adds to (`'add'`) the balance; returns the new balance. */
+export async function changeCredits(db: Db, accountId: number, amount: number, mode: 'set' | 'add', now: number): Promise<number> {
+  await db
+    .updateTable('credit_balances')
+    .set((eb) => ({
+      available_credits: mode === 'set' ? amount : eb('available_credits', '+', amount),
+      updated_at: now,
+    }))
+    .where('account_id', '=', accountId)
+    .execute();
+  return getCredits(db, accountId);
+}

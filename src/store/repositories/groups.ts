@@ -1,0 +1,59 @@
+import type { Db } from '../types.ts';
+import type { GroupRow } from '../../domain/records.ts';
+
+/** Groups and their membership (Group.PhoneNumberIds is derived from group_members). */
+
+/** The account's group with this id and its member contact ids, if any. */
+export async function findGroup(db: Db, accountId: number, id: number): Promise<GroupRow | undefined> {
+  const row = await db
+    .selectFrom('groups')
+    .select(['id', 'name', 'note', 'keyword_id', 'parent_id', 'created_at', 'updated_at'])
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const members = await db
+    .selectFrom('group_members')
+    .select('contact_id')
+    .where('group_id', '=', id)
+    .orderBy('contact_id')
+    .execute();
+  return { ...row, member_ids: members.map((m) => m.contact_id) };
+}
+
+/** Renames a group (and changes its note when `note` is given). Returns false when the account has no such group. */
+export async function updateGroup(db: Db, accountId: number, id: number, name: string, note: string | undefined, now: number): Promise<boolean> {
+  const res = await db
+    .updateTable('groups')
+    .set(note === undefined ? { name, updated_at: now } : { name, note, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+export interface NewGroup {
+  name: string;
+  note: string;
+  keywordId: number;
+  parentId: number;
+}
+
+export async function insertGroup(db: Db, accountId: number, g: NewGroup, now: number): Promise<number> {
+  const { id } = await db
+    .insertInto('groups')
+    .values({ account_id: accountId, name: g.name, note: g.note, keyword_id: g.keywordId, parent_id: g.parentId, created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return id;
+}
+
+export async function addGroupMember(db: Db, accountId: number, groupId: number, contactId: number): Promise<void> {
+  await db.insertInto('group_members').values({ account_id: accountId, group_id: groupId, contact_id: contactId }).execute();
+}
+
+/** Ids of all the account's groups, ascending. */
+export async function listGroupIds(db: Db, accountId: number): Promise<number[]> {
+  const rows = await db.selectFrom('groups').select('id').where('account_id', '=', accountId).orderBy('id').execute();
+  return rows.map((r) => r.id);
+}
