@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import { recordMappers } from './domain/records.ts';
@@ -48,10 +48,12 @@ function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
 export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
   const app = Fastify({
     loggerInstance: createLogger(config.logLevel, deps.logDestination),
-    disableRequestLogging: true,
+    // One line per request comes from logRequest (onResponse), with the token masked.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
     requestTimeout: 30_000,
-    querystringParser: () => ({}),
+    // Query strings are read the PHP way in the first onRequest hook (src/http/query.ts).
+    routerOptions: { querystringParser: () => ({}) },
     clientErrorHandler,
   });
 

@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig, type Config, type ConfigSource } from '../../src/config.ts';
+import { createDemoAccount, type DemoAccount } from '../../src/domain/demo.ts';
+import { recordMappers } from '../../src/domain/records.ts';
+import { createTimeFormat } from '../../src/domain/time.ts';
+import { migrateToLatest, openStore, type Store } from '../../src/store/db.ts';
+
+/** A built (not listening) app on its own fresh SQLite file. */
+export interface TestApp {
+  app: FastifyInstance;
+  store: Store;
+  config: Config;
+  dir: string;
+  dbPath: string;
+  /** Creates a NEW demo account (numbers, 50 contacts, groups, fields, entries, messages) and returns its records and token. */
+  seed(name?: string): Promise<DemoAccount>;
+  close(): Promise<void>;
+}
+
+/** Settings every test app starts from; `overrides` win. */
+export function testConfig(dbPath: string, overrides: ConfigSource = {}): Config {
+  return loadConfig({ DATABASE_URL: dbPath, MSGSVC_DEMO: '0', LOG_LEVEL: 'silent', MSGSVC_RATE_LIMIT: '100000', ...overrides });
+}
+
+/**
+ * Builds an app over a new SQLite file in a temp dir. Pass `t` (node:test context) to close and
+ * delete everything when the test ends.
+ */
+export async function buildTestApp(
+  t?: { after(fn: () => unknown): void },
+  overrides: ConfigSource = {},
+  options: { dir?: string; logDestination?: { write(line: string): void } } = {},
+): Promise<TestApp> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'msgsvc-test-'));
+  const dbPath = join(dir, 'msgsvc.db');
+  const config = testConfig(dbPath, overrides);
+  const store = openStore(config.database);
+  await migrateToLatest(store);
+  const app = buildApp(config, { store, ...(options.logDestination ? { logDestination: options.logDestination } : {}) });
+  await app.ready();
+  const mappers = recordMappers(createTimeFormat(config.timeZone));
+  let closed = false;
+  const result: TestApp = {
+    app,
+    store,
+    config,
+    dir,
+    dbPath,
+    seed: (name) => createDemoAccount(store, mappers, config.defaultRegion, name),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      await store.close();
+      if (!options.dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  t?.after(() => result.close());
+  return result;
+}
+
+/** `path?access_token=…` plus extra query text. */
+export function withToken(path: string, token: string, extra = ''): string {
+  const sep = path.includes('?') ? '&' : '?';
+  return `${path}${sep}access_token=${encodeURIComponent(token)}${extra ? `&${extra}` : ''}`;
+}
