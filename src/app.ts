@@ -12,13 +12,22 @@ import { createRateLimit } from './http/plugins/rate-limit.ts';
 import { createLogger, logRequest } from './http/log.ts';
 import { parseParams } from './http/query.ts';
 import { allowedMethods, OPERATIONS } from './http/routes/index.ts';
-import { errorBody, HttpError, REASON_PHRASES, setWireHeader } from './http/wire.ts';
-import type { Store } from './store/db.ts';
+import { errorBody, HttpError, JSON_TYPE, REASON_PHRASES, setWireHeader } from './http/wire.ts';
+import { pingStore, type Store } from './store/db.ts';
+import { createRateLimiterBackend } from './http/rate-limiter-backend.ts';
 
 export interface AppDeps {
   store: Store;
   /** Where log lines go (default stdout). */
   logDestination?: DestinationStream;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timeout')), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 function pathOf(url: string): string {
@@ -52,6 +61,9 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
     requestTimeout: 30_000,
+    // On SIGTERM, requests already on open connections are served; Fastify's own 503 would not be
+    // in the CONVENTIONS error shape. New connections are refused once closing starts.
+    return503OnClosing: false,
     // Query strings are read the PHP way in the first onRequest hook (src/http/query.ts).
     routerOptions: { querystringParser: () => ({}) },
     clientErrorHandler,
@@ -89,11 +101,34 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
     throw new HttpError(405, `Method Not Allowed. This URL can only handle the following request methods: ${allow}.`);
   });
 
+  const limits = createRateLimiterBackend(config.rateLimit, config.rateWindowSeconds, config.redisUrl, config.rateKeyPrefix, app.log);
+  app.addHook('onClose', async () => limits.close());
+
+  // Operational probes, outside /v1 and without a token: liveness, and readiness of the
+  // database and (when configured) Redis.
+  app.get('/healthz', async (_request, reply) => reply.type(JSON_TYPE).send({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const check = async (fn: () => Promise<void>) => {
+      try {
+        await withTimeout(fn(), 2000);
+        return 'ok';
+      } catch {
+        return 'unavailable';
+      }
+    };
+    const [database, redis] = await Promise.all([
+      check(() => pingStore(deps.store)),
+      limits.kind === 'redis' ? check(() => limits.ping()) : Promise.resolve('not configured'),
+    ]);
+    const ready = database === 'ok' && redis !== 'unavailable';
+    return reply.code(ready ? 200 : 503).type(JSON_TYPE).send({ status: ready ? 'ok' : 'unavailable', database, redis });
+  });
+
   const mappers = recordMappers(createTimeFormat(config.timeZone));
   app.register(async (api) => {
     api.addHook('onRequest', negotiate);
     api.addHook('onRequest', createAuthenticator(deps.store));
-    api.addHook('onRequest', createRateLimit(config.rateLimit, config.rateWindowSeconds));
+    api.addHook('onRequest', createRateLimit(config.rateLimit, config.rateWindowSeconds, limits.limiter));
     for (const op of OPERATIONS) op.register(api, { store: deps.store, mappers, config });
   });
 

@@ -6,7 +6,7 @@ import { isSupportedCountry, type CountryCode } from 'libphonenumber-js';
  */
 export type DatabaseConfig =
   | { kind: 'sqlite'; path: string }
-  | { kind: 'postgres'; url: string };
+  | { kind: 'postgres'; url: string; poolSize: number; statementTimeoutMs: number };
 
 /** The whole, validated configuration of one msgsvc process. Frozen once built. */
 export interface Config {
@@ -29,6 +29,10 @@ export interface Config {
   readonly bodyLimitBytes: number;
   /** pino level (LOG_LEVEL). */
   readonly logLevel: string;
+  /** Redis for the shared rate limit (REDIS_URL); absent: the limit is kept in this process. */
+  readonly redisUrl: string | undefined;
+  /** Prefix of the rate-limit keys in Redis (MSGSVC_RATE_KEY_PREFIX), so deployments can share one Redis. */
+  readonly rateKeyPrefix: string;
 }
 
 /** Thrown when a setting has a value we cannot use; the message names the setting. */
@@ -67,10 +71,10 @@ function toggle(source: ConfigSource, name: string, fallback: boolean): boolean 
  * Parses DATABASE_URL: a file path, `sqlite:PATH` (also `sqlite://PATH`), or a `postgres://` URL.
  * @throws ConfigError for any other scheme.
  */
-export function parseDatabaseUrl(raw: string | undefined): DatabaseConfig {
+export function parseDatabaseUrl(raw: string | undefined, pg = { poolSize: 10, statementTimeoutMs: 5000 }): DatabaseConfig {
   const value = (raw ?? '').trim();
   if (value === '') return { kind: 'sqlite', path: './data/msgsvc.db' };
-  if (/^postgres(ql)?:\/\//i.test(value)) return { kind: 'postgres', url: value };
+  if (/^postgres(ql)?:\/\//i.test(value)) return { kind: 'postgres', url: value, ...pg };
   const sqlite = /^sqlite:(\/\/)?(.*)$/i.exec(value);
   if (sqlite) {
     const path = sqlite[2] ?? '';
@@ -81,6 +85,21 @@ export function parseDatabaseUrl(raw: string | undefined): DatabaseConfig {
     throw new ConfigError(`DATABASE_URL has an unsupported scheme: ${value.split(':')[0]} (use a file path, sqlite:PATH or postgres://)`);
   }
   return { kind: 'sqlite', path: value };
+}
+
+function rateKeyPrefix(raw: string | undefined): string {
+  const value = (raw ?? '').trim() || 'msgsvc-rl';
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(value)) {
+    throw new ConfigError(`MSGSVC_RATE_KEY_PREFIX must be 1-64 of A-Z a-z 0-9 : _ . -, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+function redisUrl(raw: string | undefined): string | undefined {
+  const value = (raw ?? '').trim();
+  if (value === '') return undefined;
+  if (!/^rediss?:\/\//i.test(value)) throw new ConfigError(`REDIS_URL must start with redis:// or rediss://, got ${JSON.stringify(value)}`);
+  return value;
 }
 
 /**
@@ -106,7 +125,10 @@ export function loadConfig(source: ConfigSource = process.env): Config {
   return Object.freeze({
     port: integer(source, 'PORT', 8080, 0, 65535),
     host,
-    database: parseDatabaseUrl(source.DATABASE_URL),
+    database: parseDatabaseUrl(source.DATABASE_URL, {
+      poolSize: integer(source, 'MSGSVC_PG_POOL_SIZE', 10, 1, 1000),
+      statementTimeoutMs: integer(source, 'MSGSVC_STATEMENT_TIMEOUT_MS', 5000, 1, 600_000),
+    }),
     rateLimit: integer(source, 'MSGSVC_RATE_LIMIT', 60, 1, 1_000_000_000),
     rateWindowSeconds: integer(source, 'MSGSVC_RATE_WINDOW', 1, 1, 86_400),
     timeZone,
@@ -114,5 +136,7 @@ export function loadConfig(source: ConfigSource = process.env): Config {
     demo: toggle(source, 'MSGSVC_DEMO', true),
     bodyLimitBytes: integer(source, 'MSGSVC_BODY_LIMIT', 102_400, 1, 1_073_741_824),
     logLevel,
+    redisUrl: redisUrl(source.REDIS_URL),
+    rateKeyPrefix: rateKeyPrefix(source.MSGSVC_RATE_KEY_PREFIX),
   });
 }

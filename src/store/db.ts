@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, sql, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
 import type { DatabaseConfig } from '../config.ts';
 import type { Database } from './tables.ts';
 import type { Db } from './types.ts';
@@ -16,6 +16,11 @@ export interface Store {
   readonly dialect: Dialect;
   /** Closes the connection (SQLite) or pool (PostgreSQL). Idempotent. */
   close(): Promise<void>;
+}
+
+/** Resolves when the database answers a trivial query; rejects otherwise (readiness probe). */
+export async function pingStore(store: Store): Promise<void> {
+  await sql`select 1`.execute(store.db);
 }
 
 /**
@@ -44,7 +49,22 @@ export function openStore(config: DatabaseConfig): Store {
   }
   // int8 (bigint) columns hold epoch seconds and credits: well inside Number's safe range.
   pg.types.setTypeParser(20, (v: string) => Number(v));
-  const pool = new pg.Pool({ connectionString: config.url });
+  // statement_timeout bounds every query on the server; query_timeout and connectionTimeoutMillis
+  // bound the client side too, so a dead server means a fast error (503), never a hang.
+  const pool = new pg.Pool({
+    connectionString: config.url,
+    max: config.poolSize,
+    statement_timeout: config.statementTimeoutMs,
+    query_timeout: config.statementTimeoutMs + 1000,
+    connectionTimeoutMillis: Math.min(config.statementTimeoutMs, 5000),
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client losing its connection emits 'error' on the pool; without a listener that
+  // would crash the process. The next query reconnects.
+  pool.on('error', () => {});
+  // Likewise a checked-out client whose connection drops between queries: its pending and next
+  // queries fail (and become 503s); the event itself must not crash the process.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   let closed = false;
   return {

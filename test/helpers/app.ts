@@ -8,6 +8,7 @@ import { createDemoAccount, type DemoAccount } from '../../src/domain/demo.ts';
 import { recordMappers } from '../../src/domain/records.ts';
 import { createTimeFormat } from '../../src/domain/time.ts';
 import { migrateToLatest, openStore, type Store } from '../../src/store/db.ts';
+import { createTestDatabase, testStoreKind } from './stores.ts';
 
 /** A built (not listening) app on its own fresh SQLite file. */
 export interface TestApp {
@@ -15,6 +16,7 @@ export interface TestApp {
   store: Store;
   config: Config;
   dir: string;
+  /** The SQLite file (on the SQLite run); on the PostgreSQL run the database is `config.database.url`. */
   dbPath: string;
   /** Creates a NEW demo account (numbers, 50 contacts, groups, fields, entries, messages) and returns its records and token. */
   seed(name?: string): Promise<DemoAccount>;
@@ -27,8 +29,17 @@ export function testConfig(dbPath: string, overrides: ConfigSource = {}): Config
 }
 
 /**
- * Builds an app over a new SQLite file in a temp dir. Pass `t` (node:test context) to close and
- * delete everything when the test ends.
+ * The DATABASE_URL of a test app: a SQLite file in `dir`, or (MSGSVC_TEST_STORE=postgres) a
+ * PostgreSQL database tied to `dir`, so that an app built again on the same `dir` sees the same data.
+ */
+export async function testDatabaseUrl(dir: string): Promise<string> {
+  return testStoreKind() === 'postgres' ? createTestDatabase(dir) : join(dir, 'msgsvc.db');
+}
+
+/**
+ * Builds an app over a new database (SQLite file in a temp dir, or a fresh PostgreSQL database on
+ * the PostgreSQL run). Pass `t` (node:test context) to close and delete everything when the test
+ * ends; pass `options.dir` of an earlier app to reopen its data.
  */
 export async function buildTestApp(
   t?: { after(fn: () => unknown): void },
@@ -37,7 +48,7 @@ export async function buildTestApp(
 ): Promise<TestApp> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'msgsvc-test-'));
   const dbPath = join(dir, 'msgsvc.db');
-  const config = testConfig(dbPath, overrides);
+  const config = testConfig(await testDatabaseUrl(dir), overrides);
   const store = openStore(config.database);
   await migrateToLatest(store);
   const app = buildApp(config, { store, ...(options.logDestination ? { logDestination: options.logDestination } : {}) });

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError, ValidationFailedError } from '../../domain/errors.ts';
+import { isStoreUnavailable } from '../../store/errors.ts';
 import { errorBody, HttpError, REASON_PHRASES, useFormat } from '../wire.ts';
 
 /** Headers that only a successful list response may carry (CONVENTIONS §1). */
@@ -59,6 +60,12 @@ export function createErrorHandler(bodyLimitBytes: number) {
     const status = (error as FastifyError).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
       return sendError(request, reply, status, REASON_PHRASES[status] ?? 'Bad Request');
+    }
+    if (isStoreUnavailable(error)) {
+      // The database is down or timed out: say so, and let the client retry (no stack in the body).
+      request.log.warn({ err: { message: error.message, code: (error as FastifyError).code } }, 'database unavailable');
+      reply.raw.setHeader('Retry-After', '1');
+      return sendError(request, reply, 503, 'The service is temporarily unavailable. Please retry later.');
     }
     request.log.error({ err: error }, 'unexpected error');
     return sendError(request, reply, 500, 'An internal server error occurred.');

@@ -1,0 +1,122 @@
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A free loopback TCP port (listen on 0, read it, close). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/**
+ * A loopback TCP proxy in front of a real service (PostgreSQL, Redis), so a test can make the
+ * service "go away" for the app without stopping it for everyone else: `cut()` drops every
+ * connection and refuses new ones; `restore()` lets connections through again.
+ */
+export interface TcpProxy {
+  port: number;
+  cut(): void;
+  restore(): void;
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
+  const sockets = new Set<Socket>();
+  let up = true;
+  const server: Server = createServer((client) => {
+    if (!up) {
+      client.destroy();
+      return;
+    }
+    const upstream = connect(targetPort, targetHost);
+    sockets.add(client);
+    sockets.add(upstream);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  const cut = () => {
+    up = false;
+    for (const s of sockets) s.destroy();
+    sockets.clear();
+  };
+  return {
+    port,
+    cut,
+    restore() {
+      up = true;
+    },
+    async close() {
+      cut();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
+/** A `msgsvc serve` child process. */
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  /** Everything the process wrote to stdout so far. */
+  output(): string;
+  /** Sends `signal` (default SIGTERM) and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `node bin/msgsvc.js serve` on a free port with `env` added, and waits until it listens. */
+export async function startServerProcess(env: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['bin/msgsvc.js', 'serve'], {
+    cwd: ROOT,
+    env: { ...process.env, MSGSVC_DEMO: '0', LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  const deadline = Date.now() + timeoutMs;
+  const listening = async () => {
+    try {
+      return (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200;
+    } catch {
+      return false;
+    }
+  };
+  while (!(await listening())) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server did not start: ${err || out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    output: () => out,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
