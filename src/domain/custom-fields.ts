@@ -58,6 +58,13 @@ export async function updateEntry(store: Store, accountId: number, id: string, i
     if (!failed.has('frcontact') && (contactId === null || !(await contacts.contactExists(tx, accountId, contactId)))) {
       errors.push({ field: 'frcontact', message: messages.invalid('frcontact') });
     }
+    // Every field reports its first error (CONVENTIONS §3): when only fvalue failed, the update
+    // below never runs, so an occupied field × contact pair must be looked up to be reported too.
+    if (errors.length > 0 && !errors.some((e) => e.field === 'frfield' || e.field === 'frcontact')) {
+      if (await fields.entryPairTaken(tx, fieldId!, contactId!, entryId)) {
+        errors.push({ field: 'frfield', message: messages.comboTaken(['frfield', 'frcontact'], [String(fieldId), String(contactId)]) });
+      }
+    }
     if (errors.length > 0) throw new ValidationFailedError(errors);
     const change = { customFieldId: fieldId!, contactId: contactId!, entry: input.fvalue as string };
     try {

@@ -57,6 +57,13 @@ export async function reserveKeyword(store: Store, accountId: number, input: Inp
         errors.push({ field: 'Number', message: messages.invalid('Number') });
       }
     }
+    // Every field reports its first error (CONVENTIONS §3): when another field failed, the insert
+    // below never runs, so a taken keyword must be looked up to be reported too.
+    if (errors.length > 0 && !failed.has('Keyword') && number && number.status_id === NUMBER_STATUS_ACTIVE) {
+      if (await keywords.keywordTaken(tx, number.id, keywordKey(keyword))) {
+        errors.push({ field: 'Keyword', message: messages.taken('Keyword', keyword) });
+      }
+    }
     if (errors.length > 0) throw new ValidationFailedError(errors);
     const autoreply = typeof input.AutoreplyMessage === 'string' ? input.AutoreplyMessage : '';
     try {

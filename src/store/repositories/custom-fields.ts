@@ -83,3 +83,15 @@ export async function listCustomFieldIds(db: Db, accountId: number): Promise<num
   const rows = await db.selectFrom('custom_fields').select('id').where('account_id', '=', accountId).orderBy('id').execute();
   return rows.map((r) => r.id);
 }
+
+/** True when an entry other than `exceptId` already holds this field × contact pair. */
+export async function entryPairTaken(db: Db, customFieldId: number, contactId: number, exceptId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('custom_field_entries')
+    .select('id')
+    .where('custom_field_id', '=', customFieldId)
+    .where('contact_id', '=', contactId)
+    .where('id', '!=', exceptId)
+    .executeTakeFirst();
+  return row !== undefined;
+}

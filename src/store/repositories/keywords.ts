@@ -27,3 +27,14 @@ export async function insertKeywordReservation(
     .executeTakeFirstOrThrow();
   return id;
 }
+
+/** True when the number already has a reservation with this case-folded keyword. */
+export async function keywordTaken(db: Db, accountNumberId: number, keywordKey: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('keyword_reservations')
+    .select('id')
+    .where('account_number_id', '=', accountNumberId)
+    .where('keyword_key', '=', keywordKey)
+    .executeTakeFirst();
+  return row !== undefined;
+}
