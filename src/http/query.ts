@@ -38,11 +38,15 @@ export function parseParams(query: string): Params {
   for (const pair of query.split('&')) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
-    const rawKey = decode(eq === -1 ? pair : pair.slice(0, eq));
+    // PHP ignores leading spaces in a name, and a name starting with `[` is dropped.
+    const rawKey = decode(eq === -1 ? pair : pair.slice(0, eq)).replace(/^ +/, '');
     const value = eq === -1 ? '' : decode(pair.slice(eq + 1));
     const bracket = rawKey.indexOf('[');
+    if (bracket === 0) continue;
     const isArray = bracket > 0 && rawKey.indexOf(']', bracket) > bracket;
-    const base = (isArray ? rawKey.slice(0, bracket) : rawKey).replace(/[. []/g, '_');
+    // Only the part before the first `[` is translated; an unclosed `[` itself becomes `_` (`a[b.c` → `a_b.c`).
+    const head = (bracket === -1 ? rawKey : rawKey.slice(0, bracket)).replace(/[. ]/g, '_');
+    const base = isArray || bracket === -1 ? head : `${head}_${rawKey.slice(bracket + 1)}`;
     if (base === '') continue;
     if (isArray) {
       const existing = params.get(base);
