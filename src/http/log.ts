@@ -14,16 +14,19 @@ function decodeKey(rawKey: string): string {
 
 /**
  * The URL with every `access_token` value replaced by `***` (CONVENTIONS §9), whatever the key's
- * spelling: `access_token`, `access%5Ftoken`, `access_token[]`, `access.token`.
+ * spelling: `access_token`, `access%5Ftoken`, `access_token[]`, `access.token`, `access[token`.
  */
 export function maskUrl(url: string): string {
   const q = url.indexOf('?');
   if (q === -1) return url;
   const pairs = url.slice(q + 1).split('&').map((pair) => {
     const eq = pair.indexOf('=');
-    const key = decodeKey(eq === -1 ? pair : pair.slice(0, eq));
+    const key = decodeKey(eq === -1 ? pair : pair.slice(0, eq)).replace(/^ +/, '');
     const base = key.split('[')[0]!.replace(/[. ]/g, '_');
-    return base === 'access_token' ? `${eq === -1 ? pair : pair.slice(0, eq)}=${MASK}` : pair;
+    // As src/http/query.ts reads it: without a closing `]`, `[` is part of the name (`access[token`).
+    const bracket = key.indexOf('[');
+    const read = (bracket > 0 && key.indexOf(']', bracket) > bracket ? key.slice(0, bracket) : key).replace(/[. []/g, '_');
+    return base === 'access_token' || read === 'access_token' ? `${eq === -1 ? pair : pair.slice(0, eq)}=${MASK}` : pair;
   });
   return `${url.slice(0, q)}?${pairs.join('&')}`;
 }
