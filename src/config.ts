@@ -27,6 +27,19 @@ export interface Config {
   readonly demo: boolean;
   /** Largest accepted request body in bytes (MSGSVC_BODY_LIMIT); larger bodies get 413. */
   readonly bodyLimitBytes: number;
+  /**
+   * Time a client has to send a whole request, headers and body (MSGSVC_REQUEST_TIMEOUT_MS);
+   * a slower one gets 408 and the connection is closed, so slow clients cannot hold connections.
+   */
+  readonly requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open (MSGSVC_KEEP_ALIVE_TIMEOUT_MS); above a load balancer's idle timeout. */
+  readonly keepAliveTimeoutMs: number;
+  /**
+   * How long a resolved access token is trusted before the database is asked again
+   * (MSGSVC_TOKEN_CACHE_MS, default 2000, 0 = off). A revocation by this process, or on SQLite by
+   * any process, applies at once; on PostgreSQL another process's revocation applies within this time.
+   */
+  readonly tokenCacheMs: number;
   /** pino level (LOG_LEVEL). */
   readonly logLevel: string;
   /** Redis for the shared rate limit (REDIS_URL); absent: the limit is kept in this process. */
@@ -135,6 +148,9 @@ export function loadConfig(source: ConfigSource = process.env): Config {
     defaultRegion: region as CountryCode,
     demo: toggle(source, 'MSGSVC_DEMO', true),
     bodyLimitBytes: integer(source, 'MSGSVC_BODY_LIMIT', 102_400, 1, 1_073_741_824),
+    requestTimeoutMs: integer(source, 'MSGSVC_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    keepAliveTimeoutMs: integer(source, 'MSGSVC_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
+    tokenCacheMs: integer(source, 'MSGSVC_TOKEN_CACHE_MS', 2000, 0, 60_000),
     logLevel,
     redisUrl: redisUrl(source.REDIS_URL),
     rateKeyPrefix: rateKeyPrefix(source.MSGSVC_RATE_KEY_PREFIX),

@@ -2,14 +2,15 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config, type ConfigSource } from '../config.ts';
 import { createAccount, issueToken } from '../domain/accounts.ts';
 import { createDemoAccount, demoCurlLines } from '../domain/demo.ts';
+import { generateAccount } from '../domain/generate.ts';
 import { normalisePhone } from '../domain/phone.ts';
 import { NUMBER_STATUSES, recordMappers } from '../domain/records.ts';
 import { createTimeFormat, nowSeconds } from '../domain/time.ts';
 import { hashToken } from '../http/plugins/auth.ts';
-import { serve } from '../main.ts';
 import { migrateToLatest, openStore, type Store } from '../store/db.ts';
 import * as accounts from '../store/repositories/accounts.ts';
 import * as numbers from '../store/repositories/numbers.ts';
+import { isUniqueViolation } from '../store/errors.ts';
 
 /** `--flag` → environment variable it stands for; flags win over the environment. */
 const FLAG_ENV: Record<string, string> = {
@@ -39,7 +40,7 @@ function positiveInt(value: string): number {
 }
 
 function wholeNumber(value: string): number {
-  if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number');
+  if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError('must be a whole number');
   return Number(value);
 }
 
@@ -85,7 +86,11 @@ export function buildCli(): Command {
     .option('--body-limit <bytes>', 'largest request body in bytes (env MSGSVC_BODY_LIMIT, default 102400)')
     .option('--log-level <level>', 'pino log level (env LOG_LEVEL, default info)')
     .option('--no-demo', 'do not create a demo account on first start (env MSGSVC_DEMO=0)')
-    .action(async (opts) => serve(config(opts)));
+    .action(async (opts) => {
+      // Loaded only here: the other commands need no HTTP stack, and start faster without it.
+      const { serve } = await import('../main.ts');
+      await serve(config(opts));
+    });
 
   program
     .command('migrate')
@@ -146,6 +151,9 @@ export function buildCli(): Command {
       .action(async (opts: { account: number; amount: number }) => {
         const balance = await withStore(config(), async (store) => {
           await requireAccount(store, opts.account);
+          // Keep AvailableCredits an exact integer (JSON and the bigint column).
+          const next = mode === 'set' ? opts.amount : (await accounts.getCredits(store.db, opts.account)) + opts.amount;
+          if (!Number.isSafeInteger(next)) throw new CliError(`the balance would be ${next}, beyond ±${Number.MAX_SAFE_INTEGER}`);
           return accounts.changeCredits(store.db, opts.account, opts.amount, mode, nowSeconds());
         });
         out({ AvailableCredits: balance });
@@ -175,7 +183,12 @@ export function buildCli(): Command {
       await withStore(cfg, async (store) => {
         await requireAccount(store, opts.account);
         const now = nowSeconds();
-        await numbers.insertNumber(store.db, opts.account, digits, status, status === 301 || status === 302 ? now : null, now);
+        try {
+          await numbers.insertNumber(store.db, opts.account, digits, status, status === 301 || status === 302 ? now : null, now);
+        } catch (err) {
+          if (isUniqueViolation(err)) throw new CliError(`account ${opts.account} already has the number ${digits}`);
+          throw err;
+        }
       });
       out({ Number: digits, Status_Id: status, Status_Description: NUMBER_STATUSES[status] });
     });
@@ -195,7 +208,49 @@ export function buildCli(): Command {
       }
     });
 
+  program
+    .command('generate')
+    .description('create a NEW account with N contacts and related rows (load testing); prints a JSON summary with its token')
+    .requiredOption('--contacts <n>', 'contacts to create (e.g. 10000, 100000, 1000000)', wholeNumberAtLeast0)
+    .option('--messages <n>', 'scheduled messages to create (default: as many as contacts)', wholeNumberAtLeast0)
+    .option('--name <name>', 'account name')
+    .action(async (opts: { contacts: number; messages?: number; name?: string }) => {
+      const bar = progressBar('contacts');
+      const summary = await withStore(config(), (store) =>
+        generateAccount(store, { contacts: opts.contacts, ...(opts.messages !== undefined ? { messages: opts.messages } : {}), ...(opts.name ? { name: opts.name } : {}) }, bar.update),
+      );
+      bar.done(`${summary.rows.contacts} contacts, ${summary.rows.groupMembers} memberships, ${summary.rows.customFieldEntries} entries, ${summary.rows.scheduledMessages} messages in ${summary.seconds} s`);
+      out(summary);
+    });
+
   return program;
+}
+
+function wholeNumberAtLeast0(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number');
+  return Number(value);
+}
+
+/** A progress bar on stderr: redrawn in place on a terminal, one line per 10 % otherwise. */
+function progressBar(unit: string) {
+  const started = Date.now();
+  const tty = process.stderr.isTTY === true;
+  let lastTenth = -1;
+  return {
+    update({ done, total }: { done: number; total: number }) {
+      const ratio = total === 0 ? 1 : done / total;
+      const secs = ((Date.now() - started) / 1000).toFixed(1);
+      const line = `[${'#'.repeat(Math.round(ratio * 30)).padEnd(30, '.')}] ${String(Math.floor(ratio * 100)).padStart(3)}% ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} ${unit} ${secs}s`;
+      if (tty) process.stderr.write(`\r${line}`);
+      else if (Math.floor(ratio * 10) > lastTenth) {
+        lastTenth = Math.floor(ratio * 10);
+        process.stderr.write(`${line}\n`);
+      }
+    },
+    done(message: string) {
+      process.stderr.write(`${tty ? '\n' : ''}${message}\n`);
+    },
+  };
 }
 
 /** Runs the CLI; reports errors in one line and exits 1 (2 for bad configuration). */

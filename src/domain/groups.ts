@@ -21,7 +21,7 @@ const RULES: readonly Rule[] = [
 export async function updateGroup(store: Store, accountId: number, id: string, input: Input): Promise<GroupRow> {
   const groupId = toId(id);
   return inTransaction(store, async (tx) => {
-    if (groupId === null || !(await groups.findGroup(tx, accountId, groupId))) throw new NotFoundError(id);
+    if (groupId === null || !(await groups.groupExists(tx, accountId, groupId))) throw new NotFoundError(id);
     const errors = validate(input, RULES);
     if (errors.length > 0) throw new ValidationFailedError(errors);
     const note = isEmpty(input.fnote) ? undefined : (input.fnote as string);

@@ -60,7 +60,11 @@ export function parseParams(query: string): Params {
 }
 
 /** PHP urlencode: everything but letters, digits and `-_.` is %-escaped; a space is `+`. */
+const URL_SAFE = /^[A-Za-z0-9_.-]*$/;
+
 export function phpUrlEncode(text: string): string {
+  // Most keys and values (tokens, page numbers) need no escaping at all.
+  if (URL_SAFE.test(text)) return text;
   return encodeURIComponent(text)
     .replace(/%20/g, '+')
     .replace(/[!'()*~]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());

@@ -1,12 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type Pg from 'pg';
 import { Kysely, Migrator, sql, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
 import type { DatabaseConfig } from '../config.ts';
 import type { Database } from './tables.ts';
 import type { Db } from './types.ts';
 import { initialMigration } from './migrations/001_initial.ts';
+import { listTotalsMigration } from './migrations/002_list_totals.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -16,6 +18,50 @@ export interface Store {
   readonly dialect: Dialect;
   /** Closes the connection (SQLite) or pool (PostgreSQL). Idempotent. */
   close(): Promise<void>;
+}
+
+// The better-sqlite3 connection behind each SQLite store's Kysely handle, for the store's own
+// fast paths (src/store/prepared.ts, src/store/bulk.ts). Never handed outside src/store.
+const sqliteHandles = new WeakMap<object, SQLite.Database>();
+const statementCaches = new WeakMap<SQLite.Database, Map<string, SQLite.Statement>>();
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * The better-sqlite3 connection behind `db` when `db` is a SQLite store's root handle (not a
+ * transaction); undefined otherwise. For src/store only.
+ */
+export function sqliteHandle(db: object): SQLite.Database | undefined {
+  return sqliteHandles.get(db);
+}
+
+/**
+ * A prepared statement for `sql` on this connection, prepared once and reused: SQLite parses and
+ * plans each distinct statement once instead of on every query. A statement still iterating
+ * (busy) is not shared.
+ */
+export function cachedStatement(sqlite: SQLite.Database, sql: string): SQLite.Statement {
+  let cache = statementCaches.get(sqlite);
+  if (!cache) statementCaches.set(sqlite, (cache = new Map()));
+  const cached = cache.get(sql);
+  if (cached && !cached.busy) return cached;
+  const statement = sqlite.prepare(sql);
+  if (!cached) {
+    // Our statements are a fixed set; anything else (one-off SQL) must not grow the cache forever.
+    if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
+    cache.set(sql, statement);
+  }
+  return statement;
+}
+
+/**
+ * A number that changes whenever another connection (another process, or another store on the same
+ * file) commits a write: SQLite's `PRAGMA data_version`, a cheap read of the shared WAL index.
+ * Undefined on PostgreSQL, which has no such signal; callers fall back to a short TTL there.
+ */
+export function externalWrites(db: object): number | undefined {
+  const sqlite = sqliteHandles.get(db);
+  if (!sqlite) return undefined;
+  return (cachedStatement(sqlite, 'PRAGMA data_version').get() as { data_version: number }).data_version;
 }
 
 /** Resolves when the database answers a trivial query; rejects otherwise (readiness probe). */
@@ -35,7 +81,10 @@ export function openStore(config: DatabaseConfig): Store {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    // Kysely prepares every query it runs; this hands it the cached statement instead.
+    const database = { prepare: (sql: string) => cachedStatement(sqlite, sql), close: () => sqlite.close() };
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    sqliteHandles.set(db, sqlite);
     let closed = false;
     return {
       db,
@@ -47,6 +96,8 @@ export function openStore(config: DatabaseConfig): Store {
       },
     };
   }
+  // Loaded only for PostgreSQL: a SQLite process does not carry the driver (about 14 MB of RSS).
+  const pg = createRequire(import.meta.url)('pg') as typeof Pg;
   // int8 (bigint) columns hold epoch seconds and credits: well inside Number's safe range.
   pg.types.setTypeParser(20, (v: string) => Number(v));
   // statement_timeout bounds every query on the server; query_timeout and connectionTimeoutMillis
@@ -79,7 +130,7 @@ export function openStore(config: DatabaseConfig): Store {
 }
 
 function migrations(dialect: Dialect): Record<string, Migration> {
-  return { '001_initial': initialMigration(dialect) };
+  return { '001_initial': initialMigration(dialect), '002_list_totals': listTotalsMigration(dialect) };
 }
 
 /**

@@ -122,6 +122,14 @@ export interface KeywordReservationsTable {
   created_at: Epoch;
 }
 
+/** Per-account list totals, kept by triggers (migration 002). */
+export interface ListTotalsTable {
+  account_id: number;
+  scheduled_messages: Generated<number>;
+  /** Changes on every insert or delete of one of the account's scheduled messages. */
+  scheduled_messages_version: Generated<number>;
+}
+
 export interface Database {
   accounts: AccountsTable;
   credit_balances: CreditBalancesTable;
@@ -134,4 +142,5 @@ export interface Database {
   custom_field_entries: CustomFieldEntriesTable;
   scheduled_messages: ScheduledMessagesTable;
   keyword_reservations: KeywordReservationsTable;
+  list_totals: ListTotalsTable;
 }

@@ -64,3 +64,15 @@ export async function negotiate(request: FastifyRequest, reply: FastifyReply): P
   request.format = negotiateFormat(request.queryParams.get('_format'), request.headers.accept);
   useFormat(reply, request.format);
 }
+
+/** `negotiate` as a callback hook: the same step without a promise per request. */
+export function negotiateHook(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
+  try {
+    setWireHeader(reply, 'Vary', 'Accept');
+    request.format = negotiateFormat(request.queryParams.get('_format'), request.headers.accept);
+    useFormat(reply, request.format);
+  } catch (err) {
+    return done(err as Error);
+  }
+  done();
+}

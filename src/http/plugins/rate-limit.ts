@@ -19,16 +19,28 @@ export function createRateLimit(limit: number, windowSeconds: number, limiter?: 
     setWireHeader(reply, 'X-Rate-Limit-Remaining', String(remaining));
     setWireHeader(reply, 'X-Rate-Limit-Reset', String(reset));
   };
-  return async function rateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    try {
-      const res = await bucket.consume(String(request.accountId), 1);
-      const remaining = Math.max(res.remainingPoints, 0);
-      setHeaders(reply, remaining, Math.floor(((limit - remaining) * windowSeconds) / limit));
-    } catch (err) {
-      if (!(err instanceof RateLimiterRes)) throw err;
-      setHeaders(reply, 0, windowSeconds);
-      const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-      throw new HttpError(429, 'Rate limit exceeded.', { 'Retry-After': String(retryAfter) });
-    }
+  // A callback hook: no async function (and its promise) per request on top of the limiter's own.
+  return function rateLimit(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
+    bucket.consume(String(request.accountId), 1).then(
+      (res) => {
+        const remaining = Math.max(res.remainingPoints, 0);
+        try {
+          setHeaders(reply, remaining, Math.floor(((limit - remaining) * windowSeconds) / limit));
+        } catch (err) {
+          return done(err as Error);
+        }
+        done();
+      },
+      (err: unknown) => {
+        if (!(err instanceof RateLimiterRes)) return done(err as Error);
+        try {
+          setHeaders(reply, 0, windowSeconds);
+        } catch (e) {
+          return done(e as Error);
+        }
+        const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+        done(new HttpError(429, 'Rate limit exceeded.', { 'Retry-After': String(retryAfter) }));
+      },
+    );
   };
 }

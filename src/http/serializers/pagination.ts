@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { buildQuery, parseParams, phpInt } from '../query.ts';
+import { buildQuery, phpInt } from '../query.ts';
 import { setWireHeader } from '../wire.ts';
 
 /** CONVENTIONS §7: default and largest page size. */
@@ -29,13 +29,31 @@ export function resolvePage(request: FastifyRequest, total: number): Page {
   return { page, size, pageCount, total, offset: page * size };
 }
 
-/** The request's URL with `page` (1-based) set in place and `per-page` kept only when not the default. */
-function pageUrl(request: FastifyRequest, base: string, page: number, size: number): string {
-  const params = parseParams(request.rawQuery);
-  params.set('page', String(page + 1));
+/**
+ * The request's URL with `page` (1-based) set in place and `per-page` kept only when not the
+ * default, for any page: the query is encoded once per request, only the page number varies.
+ */
+function pageUrls(request: FastifyRequest, base: string, size: number): (page: number) => string {
+  // A copy of the parameters as parsed from the query string (onRequest), keys in their order.
+  const params = new Map(request.queryParams);
+  params.set('page', '');
   if (size !== DEFAULT_PAGE_SIZE) params.set('per-page', String(size));
   else params.delete('per-page');
-  return `${base}?${buildQuery(params)}`;
+  let before = '';
+  let after = '';
+  let seenPage = false;
+  for (const [key, value] of params) {
+    if (key === 'page') {
+      seenPage = true;
+      continue;
+    }
+    const part = buildQuery(new Map([[key, value]]));
+    if (part === '') continue;
+    if (seenPage) after += `&${part}`;
+    else before += `${part}&`;
+  }
+  const prefix = `${base}?${before}page=`;
+  return (page) => `${prefix}${page + 1}${after}`;
 }
 
 /**
@@ -43,19 +61,13 @@ function pageUrl(request: FastifyRequest, base: string, page: number, size: numb
  * page; next and last unless on the last page.
  */
 export function setPaginationHeaders(request: FastifyRequest, reply: FastifyReply, p: Page): void {
-  const base = `${request.protocol}://${request.host}${request.routeOptions.url ?? ''}`;
-  const links = [`<${pageUrl(request, base, p.page, p.size)}>; rel=self`];
-  if (p.page > 0) {
-    links.push(`<${pageUrl(request, base, 0, p.size)}>; rel=first`);
-    links.push(`<${pageUrl(request, base, p.page - 1, p.size)}>; rel=prev`);
-  }
-  if (p.page < p.pageCount - 1) {
-    links.push(`<${pageUrl(request, base, p.page + 1, p.size)}>; rel=next`);
-    links.push(`<${pageUrl(request, base, p.pageCount - 1, p.size)}>; rel=last`);
-  }
+  const url = pageUrls(request, `${request.protocol}://${request.host}${request.routeOptions.url ?? ''}`, p.size);
+  let links = `<${url(p.page)}>; rel=self`;
+  if (p.page > 0) links += `, <${url(0)}>; rel=first, <${url(p.page - 1)}>; rel=prev`;
+  if (p.page < p.pageCount - 1) links += `, <${url(p.page + 1)}>; rel=next, <${url(p.pageCount - 1)}>; rel=last`;
   setWireHeader(reply, 'X-Pagination-Total-Count', String(p.total));
   setWireHeader(reply, 'X-Pagination-Page-Count', String(p.pageCount));
   setWireHeader(reply, 'X-Pagination-Current-Page', String(p.page + 1));
   setWireHeader(reply, 'X-Pagination-Per-Page', String(p.size));
-  setWireHeader(reply, 'Link', links.join(', '));
+  setWireHeader(reply, 'Link', links);
 }

@@ -1,3 +1,4 @@
+import { prepareQuery } from '../prepared.ts';
 import type { Db } from '../types.ts';
 
 /** Accounts, their API tokens and their credit balance. Every function takes the db (or a transaction) first. */
@@ -27,14 +28,24 @@ export async function insertToken(db: Db, accountId: number, tokenHash: string, 
   return id;
 }
 
+const liveToken = prepareQuery((db, tokenHash: string) =>
+  db.selectFrom('api_tokens').select(['id', 'account_id', 'token_hash']).where('token_hash', '=', tokenHash).where('revoked_at', 'is', null),
+);
+
 /** The live (not revoked) token with this hash, if any. */
 export async function findLiveToken(db: Db, tokenHash: string) {
-  return db
-    .selectFrom('api_tokens')
-    .select(['id', 'account_id', 'token_hash'])
-    .where('token_hash', '=', tokenHash)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
+  return liveToken.first(db, tokenHash);
+}
+
+let revocations = 0;
+
+/**
+ * How many revocations this process has made (revokeToken). Token caches compare it to drop what
+ * they hold the moment a token is revoked in this process; other processes' revocations reach
+ * them through `externalWrites` (SQLite) or the cache's TTL.
+ */
+export function revocationCount(): number {
+  return revocations;
 }
 
 /** Revokes a token by row id or by hash. Returns how many live tokens were revoked (0 or 1). */
@@ -42,15 +53,16 @@ export async function revokeToken(db: Db, by: { id: number } | { tokenHash: stri
   let q = db.updateTable('api_tokens').set({ revoked_at: now }).where('revoked_at', 'is', null);
   q = 'id' in by ? q.where('id', '=', by.id) : q.where('token_hash', '=', by.tokenHash);
   const res = await q.executeTakeFirst();
+  revocations++;
   return Number(res.numUpdatedRows);
 }
 
+const credits = prepareQuery((db, accountId: number) =>
+  db.selectFrom('credit_balances').select('available_credits').where('account_id', '=', accountId),
+);
+
 export async function getCredits(db: Db, accountId: number): Promise<number> {
-  const row = await db
-    .selectFrom('credit_balances')
-    .select('available_credits')
-    .where('account_id', '=', accountId)
-    .executeTakeFirst();
+  const row = await credits.first(db, accountId);
   return row ? Number(row.available_credits) : 0;
 }
 

@@ -1,28 +1,39 @@
+import { prepareQuery } from '../prepared.ts';
 import type { Db } from '../types.ts';
 import type { ContactRow } from '../../domain/records.ts';
 
 /** Contacts (phone number records) with their derived GroupIds and CustomFieldIds. */
 
-/** The account's contact with this E.164 number, with its group and custom field ids, if any. */
-export async function findContactByE164(db: Db, accountId: number, e164: string): Promise<ContactRow | undefined> {
-  const row = await db
+const byE164 = prepareQuery((db, accountId: number, e164: string) =>
+  db
     .selectFrom('contacts')
     .select(['id', 'number', 'opted_out', 'first_name', 'last_name', 'birthday', 'email', 'zip', 'city', 'created_at', 'updated_at'])
     .where('account_id', '=', accountId)
-    .where('number_e164', '=', e164)
-    .executeTakeFirst();
+    .where('number_e164', '=', e164),
+);
+// Both read only the (contact_id, …) covering indexes.
+const groupIds = prepareQuery((db, contactId: number) =>
+  db.selectFrom('group_members').select('group_id').where('contact_id', '=', contactId).orderBy('group_id'),
+);
+const customFieldIds = prepareQuery((db, contactId: number) =>
+  db.selectFrom('custom_field_entries').select('custom_field_id').where('contact_id', '=', contactId).orderBy('custom_field_id'),
+);
+
+/** The account's contact with this E.164 number, with its group and custom field ids, if any. */
+export async function findContactByE164(db: Db, accountId: number, e164: string): Promise<ContactRow | undefined> {
+  const row = await byE164.first(db, accountId, e164);
   if (!row) return undefined;
-  const [groups, fields] = await Promise.all([
-    db.selectFrom('group_members').select('group_id').where('contact_id', '=', row.id).orderBy('group_id').execute(),
-    db.selectFrom('custom_field_entries').select('custom_field_id').where('contact_id', '=', row.id).orderBy('custom_field_id').execute(),
-  ]);
+  const [groups, fields] = await Promise.all([groupIds.all(db, row.id), customFieldIds.all(db, row.id)]);
   return { ...row, group_ids: groups.map((g) => g.group_id), custom_field_ids: fields.map((f) => f.custom_field_id) };
 }
 
+const exists = prepareQuery((db, accountId: number, id: number) =>
+  db.selectFrom('contacts').select('id').where('account_id', '=', accountId).where('id', '=', id),
+);
+
 /** True when the account has a contact with this id. */
 export async function contactExists(db: Db, accountId: number, id: number): Promise<boolean> {
-  const row = await db.selectFrom('contacts').select('id').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
-  return row !== undefined;
+  return (await exists.first(db, accountId, id)) !== undefined;
 }
 
 export interface NewContact {

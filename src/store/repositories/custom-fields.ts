@@ -1,3 +1,4 @@
+import { prepareQuery } from '../prepared.ts';
 import type { Db } from '../types.ts';
 import type { CustomFieldRow, EntryRow } from '../../domain/records.ts';
 
@@ -18,10 +19,13 @@ export async function findCustomField(db: Db, accountId: number, id: number): Pr
   return { ...row, entries };
 }
 
+const fieldExists = prepareQuery((db, accountId: number, id: number) =>
+  db.selectFrom('custom_fields').select('id').where('account_id', '=', accountId).where('id', '=', id),
+);
+
 /** True when the account has a custom field with this id. */
 export async function customFieldExists(db: Db, accountId: number, id: number): Promise<boolean> {
-  const row = await db.selectFrom('custom_fields').select('id').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
-  return row !== undefined;
+  return (await fieldExists.first(db, accountId, id)) !== undefined;
 }
 
 /** Renames a custom field. Returns false when the account has no such field. */
@@ -44,10 +48,22 @@ export async function insertCustomField(db: Db, accountId: number, name: string,
   return id;
 }
 
+const entryById = prepareQuery((db, accountId: number, id: number) =>
+  db.selectFrom('custom_field_entries').select(ENTRY_COLUMNS).where('account_id', '=', accountId).where('id', '=', id),
+);
+
 /** The account's custom field entry with this id, if any. */
 export async function findEntry(db: Db, accountId: number, id: number): Promise<EntryRow | undefined> {
-  return db.selectFrom('custom_field_entries').select(ENTRY_COLUMNS).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return entryById.first(db, accountId, id);
 }
+
+const setEntry = prepareQuery((db, accountId: number, id: number, customFieldId: number, contactId: number, entry: string, now: number) =>
+  db
+    .updateTable('custom_field_entries')
+    .set({ custom_field_id: customFieldId, contact_id: contactId, entry, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id),
+);
 
 /**
  * Points an entry at a field and contact and sets its value.
@@ -60,13 +76,7 @@ export async function updateEntry(
   change: { customFieldId: number; contactId: number; entry: string },
   now: number,
 ): Promise<boolean> {
-  const res = await db
-    .updateTable('custom_field_entries')
-    .set({ custom_field_id: change.customFieldId, contact_id: change.contactId, entry: change.entry, updated_at: now })
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
+  return (await setEntry.run(db, accountId, id, change.customFieldId, change.contactId, change.entry, now)) > 0;
 }
 
 export async function insertEntry(db: Db, accountId: number, customFieldId: number, contactId: number, entry: string, now: number): Promise<number> {
@@ -86,12 +96,9 @@ export async function listCustomFieldIds(db: Db, accountId: number): Promise<num
 
 /** True when an entry other than `exceptId` already holds this field × contact pair. */
 export async function entryPairTaken(db: Db, customFieldId: number, contactId: number, exceptId: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('custom_field_entries')
-    .select('id')
-    .where('custom_field_id', '=', customFieldId)
-    .where('contact_id', '=', contactId)
-    .where('id', '!=', exceptId)
-    .executeTakeFirst();
-  return row !== undefined;
+  return (await pairTaken.first(db, customFieldId, contactId, exceptId)) !== undefined;
 }
+
+const pairTaken = prepareQuery((db, customFieldId: number, contactId: number, exceptId: number) =>
+  db.selectFrom('custom_field_entries').select('id').where('custom_field_id', '=', customFieldId).where('contact_id', '=', contactId).where('id', '!=', exceptId),
+);

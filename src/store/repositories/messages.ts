@@ -1,27 +1,82 @@
+import { sql } from 'kysely';
+import { prepareQuery } from '../prepared.ts';
 import type { Db } from '../types.ts';
 import type { ScheduledMessageRow } from '../../domain/records.ts';
 
 /** Scheduled single messages. */
 
-export async function countScheduledMessages(db: Db, accountId: number): Promise<number> {
-  const row = await db
-    .selectFrom('scheduled_messages')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
+const MESSAGE_COLUMNS = ['id', 'mobile_phone', 'message', 'scheduled_at', 'status_id', 'type_id', 'mms_template_id', 'subject'] as const;
 
-/** One page of scheduled messages in id order. */
-export async function listScheduledMessages(db: Db, accountId: number, limit: number, offset: number): Promise<ScheduledMessageRow[]> {
-  return db
+/** The account's total and list version, kept by triggers (migration 002): no count over the rows. */
+const totals = prepareQuery((db, accountId: number) =>
+  db.selectFrom('list_totals').select(['scheduled_messages', 'scheduled_messages_version']).where('account_id', '=', accountId),
+);
+
+const pageAt = prepareQuery((db, accountId: number, limit: number, offset: number) =>
+  db.selectFrom('scheduled_messages').select(MESSAGE_COLUMNS).where('account_id', '=', accountId).orderBy('id').limit(limit).offset(offset),
+);
+
+const pageFrom = prepareQuery((db, accountId: number, fromId: number, limit: number, offset: number) =>
+  db
     .selectFrom('scheduled_messages')
-    .select(['id', 'mobile_phone', 'message', 'scheduled_at', 'status_id', 'type_id', 'mms_template_id', 'subject'])
+    .select(MESSAGE_COLUMNS)
     .where('account_id', '=', accountId)
+    .where('id', '>=', fromId)
     .orderBy('id')
     .limit(limit)
-    .offset(offset)
-    .execute();
+    .offset(offset),
+);
+
+/** Page anchors are the ids at positions 0, ANCHOR_STEP, 2 × ANCHOR_STEP, … of the account's list. */
+const ANCHOR_STEP = 1000;
+const anchorIds = prepareQuery((db, accountId: number) =>
+  db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('scheduled_messages')
+        .select((e) => ['id', e.fn.agg<number>('row_number').over((ob) => ob.orderBy('id')).as('rn')])
+        .where('account_id', '=', accountId)
+        .as('ranked'),
+    )
+    .select('id')
+    .where(sql<number>`(rn - 1) % ${sql.lit(ANCHOR_STEP)}`, '=', sql.lit(0))
+    .orderBy('id'),
+);
+
+interface Anchors {
+  version: number;
+  ids: number[];
+}
+// Per database handle, per account. Rebuilt when the account's list version changes, so any
+// insert or delete, by any process, invalidates them.
+const anchorCache = new WeakMap<object, Map<number, Anchors>>();
+const ANCHOR_CACHE_ACCOUNTS = 1000;
+
+export async function countScheduledMessages(db: Db, accountId: number): Promise<number> {
+  const row = await totals.first(db, accountId);
+  return row ? Number(row.scheduled_messages) : 0;
+}
+
+/**
+ * One page of scheduled messages in id order. A page far into the list starts from the nearest
+ * cached anchor at or before `offset` (`id >= anchor … OFFSET < 1000`) instead of stepping over
+ * `offset` rows: a page near the end of a million messages costs about what page 1 does.
+ */
+export async function listScheduledMessages(db: Db, accountId: number, limit: number, offset: number): Promise<ScheduledMessageRow[]> {
+  if (offset < ANCHOR_STEP || db.isTransaction) return pageAt.all(db, accountId, limit, offset);
+  let cache = anchorCache.get(db);
+  if (!cache) anchorCache.set(db, (cache = new Map()));
+  const version = Number((await totals.first(db, accountId))?.scheduled_messages_version ?? 0);
+  let anchors = cache.get(accountId);
+  if (!anchors || anchors.version !== version) {
+    const ids = (await anchorIds.all(db, accountId)).map((r) => Number(r.id));
+    if (cache.size >= ANCHOR_CACHE_ACCOUNTS) cache.clear();
+    cache.set(accountId, (anchors = { version, ids }));
+  }
+  const k = Math.floor(offset / ANCHOR_STEP);
+  const from = anchors.ids[k];
+  if (from === undefined) return pageAt.all(db, accountId, limit, offset);
+  return pageFrom.all(db, accountId, from, limit, offset - k * ANCHOR_STEP);
 }
 
 export interface NewScheduledMessage {

@@ -1,27 +1,26 @@
+import { prepareQuery } from '../prepared.ts';
 import type { Db } from '../types.ts';
 import type { NumberRow } from '../../domain/records.ts';
 
 /** The account's own numbers (short codes and long numbers). */
 
+const count = prepareQuery((db, accountId: number) =>
+  db.selectFrom('account_numbers').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId),
+);
+
+// An account has a handful of numbers: counting them by index is cheap, no stored total needed.
 export async function countNumbers(db: Db, accountId: number): Promise<number> {
-  const row = await db
-    .selectFrom('account_numbers')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  const row = await count.first(db, accountId);
+  return Number(row?.n ?? 0);
 }
+
+const page = prepareQuery((db, accountId: number, limit: number, offset: number) =>
+  db.selectFrom('account_numbers').select(['number', 'status_id', 'blocked_at']).where('account_id', '=', accountId).orderBy('id').limit(limit).offset(offset),
+);
 
 /** One page of numbers in id order. */
 export async function listNumbers(db: Db, accountId: number, limit: number, offset: number): Promise<NumberRow[]> {
-  return db
-    .selectFrom('account_numbers')
-    .select(['number', 'status_id', 'blocked_at'])
-    .where('account_id', '=', accountId)
-    .orderBy('id')
-    .limit(limit)
-    .offset(offset)
-    .execute();
+  return page.all(db, accountId, limit, offset);
 }
 
 export async function insertNumber(
@@ -41,11 +40,10 @@ export async function insertNumber(
 }
 
 /** The account's number with exactly these digits, if any. */
+const byDigits = prepareQuery((db, accountId: number, digits: string) =>
+  db.selectFrom('account_numbers').select(['id', 'number', 'status_id']).where('account_id', '=', accountId).where('number', '=', digits),
+);
+
 export async function findNumber(db: Db, accountId: number, digits: string) {
-  return db
-    .selectFrom('account_numbers')
-    .select(['id', 'number', 'status_id'])
-    .where('account_id', '=', accountId)
-    .where('number', '=', digits)
-    .executeTakeFirst();
+  return byDigits.first(db, accountId, digits);
 }

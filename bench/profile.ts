@@ -1,0 +1,157 @@
+/**
+ * Profiles msgsvc under one scenario of the benchmark: starts it with `node --cpu-prof` on a
+ * generated database (pinned like the bench), loads it with autocannon, stops it, and prints the
+ * functions with the most self time, and the share of time by package / source file.
+ *
+ *   node --import tsx bench/profile.ts --scenario balance-json [--contacts 10000] [--seconds 5]
+ *     [--data-dir DIR] [--top 40]
+ *
+ * The .cpuprofile file stays in the data directory (open it in Chrome DevTools).
+ */
+import autocannon from 'autocannon';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { freePort, machine, pinSelf, runToCompletion, startServer, stopAll } from './lib/procs.ts';
+import { SCENARIOS, type Dataset } from './scenarios.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const { values: flags } = parseArgs({
+  options: {
+    scenario: { type: 'string', default: 'balance-json' },
+    contacts: { type: 'string', default: '10000' },
+    seconds: { type: 'string', default: '5' },
+    'data-dir': { type: 'string', default: join(ROOT, 'bench/.data') },
+    top: { type: 'string', default: '40' },
+    env: { type: 'string', multiple: true },
+    ceiling: { type: 'boolean', default: false },
+  },
+});
+
+let perRequest = 1;
+
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+function where(url: string): string {
+  if (url === '') return '(native)';
+  const nm = url.lastIndexOf('node_modules/');
+  if (nm !== -1) {
+    const rest = url.slice(nm + 13).split('/');
+    return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
+  }
+  if (url.startsWith('node:')) return url;
+  const src = url.indexOf('/src/');
+  return src !== -1 ? url.slice(src + 1) : url;
+}
+
+function analyse(file: string, top: number): void {
+  const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const self = new Map<number, number>();
+  p.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0)));
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const idle = [...self.entries()].filter(([id]) => ['(idle)', '(program)', '(garbage collector)'].includes(byId.get(id)!.callFrame.functionName));
+  const fn = new Map<string, number>();
+  const pkg = new Map<string, number>();
+  for (const [id, t] of self) {
+    const n = byId.get(id)!;
+    const key = `${n.callFrame.functionName || '(anonymous)'}  ${where(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
+    fn.set(key, (fn.get(key) ?? 0) + t);
+    const k = ['(idle)', '(program)', '(garbage collector)'].includes(n.callFrame.functionName) ? n.callFrame.functionName : where(n.callFrame.url);
+    pkg.set(k, (pkg.get(k) ?? 0) + t);
+  }
+  const pct = (t: number) => `${((t / total) * 100).toFixed(1).padStart(5)} % ${(t / perRequest).toFixed(2).padStart(7)} µs/req`;
+  console.log(`\nself time by package/file (${(total / 1e6).toFixed(1)} s sampled; idle ${pct(idle.filter(([id]) => byId.get(id)!.callFrame.functionName === '(idle)').reduce((a, [, t]) => a + t, 0))})`);
+  for (const [k, t] of [...pkg].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${pct(t)}  ${k}`);
+  // Inclusive time of our own functions and of the hooks/handlers around them.
+  const parent = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const inclusive = new Map<string, number>();
+  for (const [id, t] of self) {
+    const seen = new Set<string>();
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const n = byId.get(cur)!;
+      const w = where(n.callFrame.url);
+      if (!w.startsWith('src/') && !w.startsWith('fastify') && !w.startsWith('pino') && !w.startsWith('rate-limiter') && !w.startsWith('libphonenumber')) continue;
+      const key = `${n.callFrame.functionName || '(anonymous)'}  ${w}:${n.callFrame.lineNumber + 1}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      inclusive.set(key, (inclusive.get(key) ?? 0) + t);
+    }
+  }
+  console.log(`\ntop ${top} functions by inclusive time (src/, fastify, pino, rate-limiter, libphonenumber)`);
+  for (const [k, t] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(t)}  ${k}`);
+  console.log(`\ntop ${top} functions by self time`);
+  for (const [k, t] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(t)}  ${k}`);
+}
+
+async function main(): Promise<void> {
+  const scenario = SCENARIOS.find((s) => s.name === flags.scenario);
+  if (!scenario) throw new Error(`unknown scenario ${flags.scenario}; one of ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  const m = machine();
+  const cpu = m.taskset && m.nproc >= 2 ? 0 : undefined;
+  if (cpu !== undefined) pinSelf(1);
+  const dir = resolve(flags['data-dir']!);
+  mkdirSync(dir, { recursive: true });
+  const size = Number(flags.contacts);
+  const db = join(dir, `msgsvc-${size}.db`);
+  if (!existsSync(`${db}.json`)) {
+    const out = await runToCompletion(process.execPath, [join(ROOT, 'bin/msgsvc.js'), '--database-url', db, 'generate', '--contacts', String(size)]);
+    writeFileSync(`${db}.json`, out);
+  }
+  const data = JSON.parse(readFileSync(`${db}.json`, 'utf8')) as Dataset;
+  const profDir = join(dir, `profile-${flags.scenario}-${Date.now()}`);
+  const port = await freePort();
+  const extraEnv = Object.fromEntries((flags.env ?? []).map((kv) => kv.split('=') as [string, string]));
+  const server = flags.ceiling
+    ? await startServer({
+        name: 'ceiling',
+        nodeArgs: ['--no-memory-reducer', '--cpu-prof', `--cpu-prof-dir=${profDir}`, '--import', 'tsx'],
+        args: [join(ROOT, 'bench/ceiling.ts'), String(port)],
+        ...(cpu !== undefined ? { cpu } : {}),
+        port,
+        readyPath: '/',
+      })
+    : await startServer({
+        name: 'msgsvc',
+        nodeArgs: ['--no-memory-reducer', '--cpu-prof', `--cpu-prof-dir=${profDir}`],
+        args: [join(ROOT, 'bin/msgsvc.js'), 'serve', '--port', String(port), '--no-demo'],
+        env: { DATABASE_URL: db, MSGSVC_RATE_LIMIT: '1000000000', LOG_LEVEL: 'info', ...extraEnv },
+        ...(cpu !== undefined ? { cpu } : {}),
+        port,
+        readyPath: '/healthz',
+      });
+  const run = (seconds: number) =>
+    new Promise<number>((res, rej) =>
+      autocannon({ url: server.url, connections: 50, duration: seconds, requests: [scenario.request(data)] }, (err, r) =>
+        err ? rej(err) : res(r.requests.total),
+      ),
+    );
+  let requests = await run(1);
+  const measured = await run(Number(flags.seconds));
+  requests += measured;
+  console.log(`${scenario.name}: ${Math.round(measured / Number(flags.seconds))} req/s under the profiler (${requests} requests in all)`);
+  await server.stop();
+  perRequest = requests;
+  const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) throw new Error('no profile written');
+  console.log(`profile: ${join(profDir, file)}`);
+  analyse(join(profDir, file), Number(flags.top));
+}
+
+main()
+  .catch((err) => {
+    console.error(err);
+    process.exitCode = 1;
+  })
+  .finally(() => stopAll());

@@ -1,0 +1,196 @@
+/**
+ * The bench's result file shape, the targets of the benchmark issue, and the Markdown summary that
+ * goes into docs/PERFORMANCE.md (between the `bench:start` / `bench:end` markers).
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type { Machine } from './lib/procs.ts';
+
+export interface SideResult {
+  /** req/s of each measured round (responses with the expected status only). */
+  rps: number[];
+  medianRps: number;
+  /** Latency percentiles over every response of every round, in ms. */
+  p50Ms: number;
+  p99Ms: number;
+  /** Responses with another status than expected, and socket errors/timeouts. */
+  unexpected: number;
+  errors: number;
+  /** Median over rounds of instructions executed by the server per response (perf stat), or null. */
+  instructionsPerRequest: number | null;
+}
+
+export interface ScenarioResult {
+  scenario: string;
+  title: string;
+  kind: 'read' | 'write' | 'auth';
+  contacts: number;
+  page?: number;
+  ceiling: SideResult;
+  msgsvc: SideResult;
+  /** median msgsvc req/s ÷ median ceiling req/s. */
+  ratio: number;
+  /** msgsvc ÷ ceiling of each round (A B pairs). */
+  roundRatios: number[];
+}
+
+export interface DatasetResult {
+  contacts: number;
+  messages: number;
+  generateSeconds: number;
+  group: { id: number; members: number };
+  entry: { id: number; customFieldId: number; contactId: number };
+  msgsvcPeakRssMiB?: number;
+  msgsvcRssMiB?: number;
+}
+
+export interface BenchResult {
+  date: string;
+  mode: 'quick' | 'full';
+  machine: Machine;
+  plan: { sizes: number[]; rounds: number; durationSeconds: number; warmupSeconds: number; connections: number };
+  serverPinnedToCpu: number | null;
+  msgsvc: { env: Record<string, string>; logTo: string };
+  datasets: DatasetResult[];
+  scenarios: ScenarioResult[];
+  skipped: { scenario: string; contacts: number; reason: string }[];
+  ceilingPeakRssMiB?: number;
+  targets?: TargetResult[];
+  seconds: number;
+}
+
+export interface TargetResult {
+  target: string;
+  measured: string;
+  met: boolean | null;
+}
+
+const MIB_TO_MB = 1.048576;
+const fmt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
+const human = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000} M` : n >= 1000 ? `${n / 1000} k` : String(n));
+
+/** Evaluates the issue's targets on a result (at the largest size measured). */
+export function evaluateTargets(r: BenchResult): TargetResult[] {
+  const sizes = [...new Set(r.scenarios.map((s) => s.contacts))].sort((a, b) => a - b);
+  const largest = sizes.at(-1);
+  const smallest = sizes[0];
+  const at = (name: string, size: number | undefined) => r.scenarios.find((s) => s.scenario === name && s.contacts === size);
+  const out: TargetResult[] = [];
+  const ratioTarget = (name: string, min: number, label: string) => {
+    const rows = r.scenarios.filter((s) => s.scenario === name);
+    if (rows.length === 0) return;
+    const worst = Math.min(...rows.map((s) => s.ratio));
+    out.push({
+      target: `${label} ≥ ${min.toFixed(2)} × ceiling`,
+      measured: rows.map((s) => `${s.ratio.toFixed(2)} (${human(s.contacts)})`).join(', '),
+      met: worst >= min,
+    });
+  };
+  ratioTarget('balance-json', 0.7, 'credits/balance JSON');
+  ratioTarget('balance-xml', 0.6, 'credits/balance XML');
+  const findLarge = at('contacts-find', largest);
+  const findSmall = at('contacts-find', smallest);
+  if (findLarge) {
+    out.push({ target: `contacts/find at ${human(largest!)} contacts ≥ 0.50 × ceiling`, measured: findLarge.ratio.toFixed(2), met: findLarge.ratio >= 0.5 });
+  }
+  if (findLarge && findSmall && largest !== smallest) {
+    const rel = findLarge.msgsvc.medianRps / findSmall.msgsvc.medianRps;
+    const relRatio = findLarge.ratio / findSmall.ratio;
+    out.push({
+      target: `contacts/find at ${human(largest!)} within 10 % of its speed at ${human(smallest!)}`,
+      measured: `${(rel * 100).toFixed(0)} % of the req/s (${(relRatio * 100).toFixed(0)} % of the ceiling-relative speed)`,
+      met: Math.max(rel, relRatio) >= 0.9,
+    });
+  }
+  const deep = at('sms-deep', largest);
+  const first = at('sms-page1', largest);
+  if (deep && first) {
+    const rel = deep.msgsvc.medianRps / first.msgsvc.medianRps;
+    out.push({
+      target: `sms deep page (page ${deep.page ?? '?'}) at ${human(largest!)} messages within 2 × of page 1`,
+      measured: `deep ${fmt(deep.msgsvc.medianRps)}/s vs page 1 ${fmt(first.msgsvc.medianRps)}/s (${rel.toFixed(2)} ×)`,
+      met: rel >= 0.5,
+    });
+  }
+  for (const name of ['groups-update', 'entry-update', 'keyword-reserve']) {
+    const title = r.scenarios.find((s) => s.scenario === name)?.title ?? name;
+    ratioTarget(name, 0.35, title);
+  }
+  const largestRows = r.scenarios.filter((s) => s.contacts === largest);
+  if (largestRows.length > 0) {
+    const worst = largestRows.reduce((a, b) => (b.msgsvc.p99Ms > a.msgsvc.p99Ms ? b : a));
+    out.push({
+      target: `p99 ≤ 5 ms (every scenario at ${human(largest!)}, ${r.plan.connections} connections)`,
+      measured: `worst ${worst.msgsvc.p99Ms} ms (${worst.scenario})`,
+      met: worst.msgsvc.p99Ms <= 5,
+    });
+  }
+  const ds = r.datasets.find((d) => d.contacts === largest);
+  if (ds?.msgsvcPeakRssMiB !== undefined) {
+    const mb = ds.msgsvcPeakRssMiB * MIB_TO_MB;
+    out.push({ target: `RSS ≤ 200 MB at ${human(largest!)} contacts`, measured: `peak ${mb.toFixed(0)} MB (${ds.msgsvcPeakRssMiB.toFixed(0)} MiB)`, met: mb <= 200 });
+  }
+  return out;
+}
+
+/** The Markdown summary of a run: machine, table, targets. */
+export function renderMarkdown(r: BenchResult, resultFile: string): string {
+  r.targets = evaluateTargets(r);
+  const m = r.machine;
+  const lines: string[] = [];
+  lines.push(
+    `Produced by \`npm run bench${r.mode === 'quick' ? ' -- --quick' : ''}\` on ${r.date.slice(0, 16).replace('T', ' ')} UTC, ` +
+      `machine: ${m.nproc} CPUs (\`nproc\`), ${m.cpuModel}, ${m.memoryGiB} GiB RAM, ${m.platform}, Linux ${m.kernel}, Node ${m.node}. ` +
+      (r.serverPinnedToCpu !== null
+        ? `Both servers pinned to CPU ${r.serverPinnedToCpu} with taskset, load generator (autocannon, ${r.plan.connections} connections) on the other CPU. `
+        : `No CPU pinning (taskset missing or one CPU); autocannon with ${r.plan.connections} connections. `) +
+      `${r.plan.rounds} round(s) of ${r.plan.durationSeconds} s per server and scenario after a ${r.plan.warmupSeconds} s warm-up, ceiling and msgsvc alternating. ` +
+      `Instructions per request: ${m.perfCounters ? 'perf stat -e instructions -p PID' : 'not available (perf has no hardware counters on this machine)'}. ` +
+      `Raw numbers: \`${resultFile}\`.`,
+  );
+  lines.push('');
+  lines.push('| Scenario | Contacts | Ceiling req/s | msgsvc req/s | msgsvc / ceiling | p50 ms | p99 ms | ceiling p99 ms | instr/req (msgsvc / ceiling) |');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const s of r.scenarios) {
+    const instr = s.msgsvc.instructionsPerRequest !== null ? `${fmt(s.msgsvc.instructionsPerRequest)} / ${fmt(s.ceiling.instructionsPerRequest ?? NaN)}` : 'n/a';
+    const title = s.page !== undefined ? `${s.title} (page ${fmt(s.page)})` : s.title;
+    const bad = s.msgsvc.unexpected + s.msgsvc.errors > 0 ? ` ⚠ ${s.msgsvc.unexpected} unexpected, ${s.msgsvc.errors} errors` : '';
+    lines.push(
+      `| ${title}${bad} | ${human(s.contacts)} | ${fmt(s.ceiling.medianRps)} | ${fmt(s.msgsvc.medianRps)} | **${s.ratio.toFixed(2)}** | ${s.msgsvc.p50Ms} | ${s.msgsvc.p99Ms} | ${s.ceiling.p99Ms} | ${instr} |`,
+    );
+  }
+  lines.push('');
+  lines.push('| Dataset | Generated in | msgsvc peak RSS |');
+  lines.push('|---|---:|---:|');
+  for (const d of r.datasets) {
+    const gen = Number.isFinite(d.generateSeconds) ? `${d.generateSeconds} s` : 'reused';
+    const rss = d.msgsvcPeakRssMiB !== undefined ? `${(d.msgsvcPeakRssMiB * MIB_TO_MB).toFixed(0)} MB` : '–';
+    lines.push(`| ${human(d.contacts)} contacts, ${human(d.messages)} scheduled messages | ${gen} | ${rss} |`);
+  }
+  lines.push('');
+  lines.push('| Target | Measured | Met |');
+  lines.push('|---|---|:-:|');
+  for (const t of r.targets) lines.push(`| ${t.target} | ${t.measured} | ${t.met === null ? '–' : t.met ? 'yes' : '**no**'} |`);
+  if (r.skipped.length > 0) {
+    lines.push('');
+    lines.push(`Skipped (time budget): ${r.skipped.map((s) => `${s.scenario} at ${human(s.contacts)}`).join(', ')}.`);
+  }
+  lines.push('');
+  lines.push(`Whole run: ${r.seconds} s.`);
+  return lines.join('\n');
+}
+
+const START = '<!-- bench:start (written by npm run bench; do not edit by hand) -->';
+const END = '<!-- bench:end -->';
+
+/** Replaces the generated section of docs/PERFORMANCE.md (creating the file when missing). */
+export function writeDocs(path: string, markdown: string): void {
+  const block = `${START}\n${markdown}\n${END}`;
+  if (!existsSync(path)) {
+    writeFileSync(path, `# Performance\n\n## Latest full run\n\n${block}\n`);
+    return;
+  }
+  const text = readFileSync(path, 'utf8');
+  const a = text.indexOf(START);
+  const b = text.indexOf(END);
+  writeFileSync(path, a !== -1 && b > a ? `${text.slice(0, a)}${block}${text.slice(b + END.length)}` : `${text.trimEnd()}\n\n${block}\n`);
+}

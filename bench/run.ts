@@ -1,0 +1,293 @@
+/**
+ * `npm run bench`: msgsvc against the Node ceiling, in one run.
+ *
+ * - The ceiling is a bare Fastify server answering a constant (bench/ceiling.ts). msgsvc runs on a
+ *   database made by `msgsvc generate` for each size. Both servers run with
+ *   `node --no-memory-reducer`, pinned to the same core where `taskset` exists; this process (the
+ *   load generator, autocannon) is pinned to another core.
+ * - For each size and scenario: a warm-up of each server, then rounds of ceiling, msgsvc, ceiling,
+ *   msgsvc... Reported: median req/s of each, the ratio msgsvc / ceiling, p50/p99 latency, msgsvc's
+ *   peak RSS, and instructions per request where `perf stat` has counters.
+ * - Results: bench/results/<date>.json; a full run also rewrites the table in docs/PERFORMANCE.md.
+ * - Talks only to 127.0.0.1, stops every process it started, and stays within its time budget
+ *   (full run 15 min, --quick 2 min).
+ *
+ * Options: --quick, --sizes 10000,1000000, --rounds N, --duration S, --warmup S, --connections N,
+ *   --only name,name, --docs / --no-docs, --data-dir DIR (keeps and reuses generated databases).
+ */
+import autocannon, { type Request } from 'autocannon';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { countInstructions, freePort, machine, pinSelf, runToCompletion, startServer, stopAll, type Server } from './lib/procs.ts';
+import { SCENARIOS, deepPage, type Dataset, type Scenario } from './scenarios.ts';
+import { renderMarkdown, writeDocs, type BenchResult, type ScenarioResult, type SideResult } from './report.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const started = Date.now();
+
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    sizes: { type: 'string' },
+    rounds: { type: 'string' },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    connections: { type: 'string' },
+    only: { type: 'string' },
+    docs: { type: 'boolean' },
+    'no-docs': { type: 'boolean' },
+    'data-dir': { type: 'string' },
+  },
+  allowPositionals: false,
+});
+
+const quick = flags.quick === true;
+const plan = {
+  sizes: flags.sizes ? flags.sizes.split(',').map(Number) : quick ? [10_000, 100_000] : [10_000, 1_000_000],
+  rounds: Number(flags.rounds ?? (quick ? 1 : 3)),
+  duration: Number(flags.duration ?? (quick ? 1.5 : 4)),
+  warmup: Number(flags.warmup ?? (quick ? 0.5 : 1)),
+  connections: Number(flags.connections ?? 50),
+  budgetSeconds: quick ? 120 : 900,
+  only: flags.only ? new Set(flags.only.split(',')) : undefined,
+};
+// Quick mode runs the writes and the 401 path at the smallest size only.
+const scenariosFor = (size: number): Scenario[] =>
+  SCENARIOS.filter((s) => (!plan.only || plan.only.has(s.name)) && (!quick || s.kind === 'read' || size === plan.sizes[0]));
+const writeDocsToo = flags['no-docs'] ? false : flags.docs === true || !quick;
+
+function log(line: string): void {
+  const t = ((Date.now() - started) / 1000).toFixed(0).padStart(4);
+  process.stderr.write(`[${t}s] ${line}\n`);
+}
+
+const median = (xs: number[]): number => {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const percentile = (sorted: Float64Array, p: number): number => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!);
+const round = (x: number, digits = 2): number => Math.round(x * 10 ** digits) / 10 ** digits;
+
+interface Run {
+  rps: number;
+  latencies: number[];
+  ok: number;
+  unexpected: number;
+  errors: number;
+  instructions: number | null;
+}
+
+/** One autocannon run of `request` against `server` for `seconds`. */
+function load(server: Server, request: Request, seconds: number, expected: number, countPerf: boolean): Promise<Run> {
+  return new Promise((resolvePromise, reject) => {
+    const latencies: number[] = [];
+    let ok = 0;
+    let unexpected = 0;
+    const stopPerf = countPerf ? countInstructions(server.pid) : undefined;
+    const instance = autocannon(
+      { url: server.url, connections: plan.connections, duration: seconds, requests: [request], timeout: 10 },
+      (err, result) => {
+        if (err) return reject(err);
+        const finish = async () => {
+          const instructions = stopPerf ? await stopPerf() : null;
+          resolvePromise({
+            rps: ok / result.duration,
+            latencies,
+            ok,
+            unexpected,
+            errors: result.errors + result.timeouts,
+            instructions: instructions === null ? null : instructions / Math.max(1, ok + unexpected),
+          });
+        };
+        finish().catch(reject);
+      },
+    );
+    instance.on('response', (_client: unknown, status: number, _bytes: number, responseTime: number) => {
+      latencies.push(responseTime);
+      if (status === expected) ok++;
+      else unexpected++;
+    });
+  });
+}
+
+function summarise(runs: Run[]): SideResult {
+  const all = new Float64Array(runs.reduce((n, r) => n + r.latencies.length, 0));
+  let k = 0;
+  for (const r of runs) for (const l of r.latencies) all[k++] = l;
+  all.sort();
+  const instr = runs.map((r) => r.instructions).filter((x): x is number => x !== null);
+  return {
+    rps: runs.map((r) => Math.round(r.rps)),
+    medianRps: Math.round(median(runs.map((r) => r.rps))),
+    p50Ms: round(percentile(all, 0.5)),
+    p99Ms: round(percentile(all, 0.99)),
+    unexpected: runs.reduce((n, r) => n + r.unexpected, 0),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    instructionsPerRequest: instr.length > 0 ? Math.round(median(instr)) : null,
+  };
+}
+
+/** Sends one request of the scenario to msgsvc and checks its status, so a broken setup fails fast. */
+async function check(server: Server, scenario: Scenario, data: Dataset): Promise<void> {
+  const req = scenario.request(data);
+  const res = await fetch(`${server.url}${req.path}`, {
+    method: req.method ?? 'GET',
+    headers: req.headers ?? {},
+    ...(req.body !== undefined ? { body: String(req.body) } : {}),
+  });
+  const body = await res.text();
+  if (res.status !== scenario.status) {
+    throw new Error(`${scenario.name}: msgsvc answered ${res.status} (expected ${scenario.status}): ${body.slice(0, 300)}`);
+  }
+}
+
+async function generate(dir: string, size: number): Promise<Dataset & { generateSeconds: number }> {
+  const file = join(dir, `msgsvc-${size}.db`);
+  const summaryFile = `${file}.json`;
+  if (existsSync(file) && existsSync(summaryFile)) {
+    log(`reusing ${file}`);
+    return { ...(JSON.parse(readFileSync(summaryFile, 'utf8')) as Dataset & { seconds: number }), generateSeconds: NaN };
+  }
+  log(`generating ${size.toLocaleString('en-US')} contacts into ${file}`);
+  const out = await runToCompletion(process.execPath, [join(ROOT, 'bin/msgsvc.js'), '--database-url', file, 'generate', '--contacts', String(size)], {
+    MSGSVC_DEMO: '0',
+  });
+  writeFileSync(summaryFile, out);
+  const summary = JSON.parse(out) as Dataset & { seconds: number };
+  return { ...summary, generateSeconds: summary.seconds };
+}
+
+async function main(): Promise<void> {
+  const m = machine();
+  const serverCpu = m.taskset && m.nproc >= 2 ? 0 : undefined;
+  if (serverCpu !== undefined) pinSelf(1);
+  log(`machine: ${m.nproc} CPUs (${m.cpuModel}), Node ${m.node}; taskset ${m.taskset ? 'yes' : 'no'}; perf counters ${m.perfCounters ? 'yes' : 'no'}`);
+  log(`plan: sizes ${plan.sizes.join(', ')}; ${plan.rounds} round(s) of ${plan.duration}s per server and scenario, ${plan.connections} connections`);
+
+  const keepData = flags['data-dir'] !== undefined;
+  const dataDir = keepData ? resolve(flags['data-dir']!) : mkdtempSync(join(tmpdir(), 'msgsvc-bench-'));
+  mkdirSync(dataDir, { recursive: true });
+  const nodeArgs = ['--no-memory-reducer'];
+  const result: BenchResult = {
+    date: new Date().toISOString(),
+    mode: quick ? 'quick' : 'full',
+    machine: m,
+    plan: { sizes: plan.sizes, rounds: plan.rounds, durationSeconds: plan.duration, warmupSeconds: plan.warmup, connections: plan.connections },
+    serverPinnedToCpu: serverCpu ?? null,
+    msgsvc: { env: { LOG_LEVEL: 'info', MSGSVC_RATE_LIMIT: '1000000000' }, logTo: '/dev/null' },
+    datasets: [],
+    scenarios: [],
+    skipped: [],
+    seconds: 0,
+  };
+
+  // Everything must fit in the budget: each remaining run is skipped once it no longer fits.
+  const deadline = started + plan.budgetSeconds * 1000;
+  const fits = (seconds: number) => Date.now() + seconds * 1000 < deadline - 5000;
+
+  const ceilingPort = await freePort();
+  const ceiling = await startServer({
+    name: 'ceiling',
+    nodeArgs: [...nodeArgs, '--import', 'tsx'],
+    args: [join(ROOT, 'bench/ceiling.ts'), String(ceilingPort)],
+    ...(serverCpu !== undefined ? { cpu: serverCpu } : {}),
+    port: ceilingPort,
+    readyPath: '/',
+  });
+
+  for (const size of plan.sizes) {
+    const data = await generate(dataDir, size);
+    result.datasets.push({ contacts: size, messages: data.messages, generateSeconds: data.generateSeconds, group: data.group, entry: data.entry });
+    const port = await freePort();
+    log(`starting msgsvc on ${size.toLocaleString('en-US')} contacts`);
+    const msgsvc = await startServer({
+      name: `msgsvc-${size}`,
+      nodeArgs,
+      args: [join(ROOT, 'bin/msgsvc.js'), 'serve', '--port', String(port), '--no-demo'],
+      env: { DATABASE_URL: join(dataDir, `msgsvc-${size}.db`), ...result.msgsvc.env },
+      ...(serverCpu !== undefined ? { cpu: serverCpu } : {}),
+      port,
+      readyPath: '/healthz',
+    });
+    try {
+      for (const scenario of scenariosFor(size)) {
+        const needed = 2 * (plan.warmup + plan.rounds * plan.duration) + 2;
+        if (!fits(needed)) {
+          log(`skipping ${scenario.name} at ${size}: out of time budget`);
+          result.skipped.push({ scenario: scenario.name, contacts: size, reason: 'time budget' });
+          continue;
+        }
+        await check(msgsvc, scenario, data);
+        const request = scenario.request(data);
+        // Warm-up (JIT, caches), not recorded.
+        await load(ceiling, request, plan.warmup, 200, false);
+        await load(msgsvc, scenario.request(data), plan.warmup, scenario.status, false);
+        const ceilingRuns: Run[] = [];
+        const msgsvcRuns: Run[] = [];
+        for (let r = 0; r < plan.rounds; r++) {
+          ceilingRuns.push(await load(ceiling, scenario.request(data), plan.duration, 200, m.perfCounters));
+          msgsvcRuns.push(await load(msgsvc, scenario.request(data), plan.duration, scenario.status, m.perfCounters));
+        }
+        const c = summarise(ceilingRuns);
+        const s = summarise(msgsvcRuns);
+        const entry: ScenarioResult = {
+          scenario: scenario.name,
+          title: scenario.title,
+          kind: scenario.kind,
+          contacts: size,
+          ...(scenario.name === 'sms-deep' ? { page: deepPage(data.messages) } : {}),
+          ceiling: c,
+          msgsvc: s,
+          ratio: round(s.medianRps / c.medianRps, 3),
+          roundRatios: msgsvcRuns.map((run, i) => round(run.rps / ceilingRuns[i]!.rps, 3)),
+        };
+        result.scenarios.push(entry);
+        log(
+          `${scenario.name.padEnd(16)} ${String(size).padStart(8)}  ceiling ${String(c.medianRps).padStart(6)}/s  msgsvc ${String(s.medianRps).padStart(6)}/s  ratio ${entry.ratio.toFixed(2)}  p99 ${s.p99Ms} ms${s.unexpected ? `  UNEXPECTED ${s.unexpected}` : ''}`,
+        );
+      }
+    } finally {
+      result.datasets.at(-1)!.msgsvcPeakRssMiB = msgsvc.peakRssMiB();
+      result.datasets.at(-1)!.msgsvcRssMiB = msgsvc.rssMiB();
+      await msgsvc.stop();
+    }
+    log(`msgsvc on ${size.toLocaleString('en-US')} contacts: peak RSS ${result.datasets.at(-1)!.msgsvcPeakRssMiB} MiB`);
+  }
+  result.ceilingPeakRssMiB = ceiling.peakRssMiB();
+  await ceiling.stop();
+  if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+
+  result.seconds = Math.round((Date.now() - started) / 1000);
+  const stamp = result.date.replace(/:/g, '-').replace(/\..+$/, '');
+  const file = join(ROOT, 'bench/results', `${stamp}${quick ? '-quick' : ''}.json`);
+  mkdirSync(dirname(file), { recursive: true });
+  const markdown = renderMarkdown(result, file.slice(ROOT.length + 1));
+  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  log(`results: ${file}`);
+  process.stdout.write(`${markdown}\n`);
+  if (writeDocsToo) {
+    writeDocs(join(ROOT, 'docs/PERFORMANCE.md'), markdown);
+    log('docs/PERFORMANCE.md updated');
+  }
+}
+
+const watchdog = setTimeout(() => {
+  log(`time budget of ${plan.budgetSeconds}s exceeded: stopping`);
+  void stopAll().finally(() => process.exit(1));
+}, (plan.budgetSeconds + 30) * 1000);
+watchdog.unref();
+
+main()
+  .catch(async (err) => {
+    log(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    await stopAll();
+    clearTimeout(watchdog);
+  });

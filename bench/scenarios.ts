@@ -1,0 +1,160 @@
+/**
+ * The requests `npm run bench` sends. Each scenario is sent unchanged to the ceiling (which
+ * answers everything with a constant) and to msgsvc; only msgsvc's answers are checked.
+ */
+import type { Request } from 'autocannon';
+import { contactDigits } from '../src/domain/generate.ts';
+
+/** What the generator reported about the database under test (see `msgsvc generate`). */
+export interface Dataset {
+  token: string;
+  contacts: number;
+  messages: number;
+  activeNumber: string;
+  group: { id: number; members: number };
+  entry: { id: number; customFieldId: number; contactId: number };
+}
+
+export interface Scenario {
+  name: string;
+  /** What the table shows. */
+  title: string;
+  kind: 'read' | 'write' | 'auth';
+  /** The status every msgsvc answer must have. */
+  status: number;
+  request(data: Dataset): Request;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+const runId = Date.now().toString(36);
+let counter = 0;
+
+function tokenQuery(data: Dataset): string {
+  return `access_token=${encodeURIComponent(data.token)}`;
+}
+
+/** Page that the deep-page scenario asks for: 90 % of the way through the list. */
+export function deepPage(messages: number): number {
+  return Math.max(1, Math.floor(Math.ceil(messages / 100) * 0.9));
+}
+
+export const SCENARIOS: readonly Scenario[] = [
+  {
+    name: 'balance-json',
+    title: 'credits/balance (JSON)',
+    kind: 'read',
+    status: 200,
+    request: (d) => ({ method: 'GET', path: `/v1/credits/balance?${tokenQuery(d)}` }),
+  },
+  {
+    name: 'balance-xml',
+    title: 'credits/balance (XML)',
+    kind: 'read',
+    status: 200,
+    request: (d) => ({ method: 'GET', path: `/v1/credits/balance?${tokenQuery(d)}`, headers: { accept: 'application/xml' } }),
+  },
+  {
+    name: 'numbers-index',
+    title: 'numbers/index',
+    kind: 'read',
+    status: 200,
+    request: (d) => ({ method: 'GET', path: `/v1/numbers/index?${tokenQuery(d)}` }),
+  },
+  {
+    name: 'contacts-find',
+    title: 'contacts/find (random contact)',
+    kind: 'read',
+    status: 200,
+    request: (d) => {
+      const q = tokenQuery(d);
+      return {
+        method: 'GET',
+        path: `/v1/contacts/find?number=%2B${contactDigits(0)}&${q}`,
+        setupRequest: (req) => {
+          req.path = `/v1/contacts/find?number=%2B${contactDigits(Math.floor(Math.random() * d.contacts))}&${q}`;
+          return req;
+        },
+      };
+    },
+  },
+  {
+    name: 'sms-page1',
+    title: 'sms/single-schedule-messages page 1',
+    kind: 'read',
+    status: 200,
+    request: (d) => ({ method: 'GET', path: `/v1/sms/single-schedule-messages?${tokenQuery(d)}` }),
+  },
+  {
+    name: 'sms-deep',
+    title: 'sms/single-schedule-messages deep page',
+    kind: 'read',
+    status: 200,
+    request: (d) => ({ method: 'GET', path: `/v1/sms/single-schedule-messages?${tokenQuery(d)}&page=${deepPage(d.messages)}` }),
+  },
+  {
+    name: 'groups-update',
+    title: 'groups/update',
+    kind: 'write',
+    status: 200,
+    request: (d) => {
+      const path = `/v1/groups/update?id=${d.group.id}&${tokenQuery(d)}`;
+      const body = () => JSON.stringify({ fname: `Segment ${runId}-${++counter}`, fnote: 'Renamed by the benchmark' });
+      return {
+        method: 'PUT',
+        path,
+        headers: JSON_HEADERS,
+        body: body(),
+        setupRequest: (req) => {
+          req.body = body();
+          return req;
+        },
+      };
+    },
+  },
+  {
+    name: 'entry-update',
+    title: 'custom-contact-fields-entry/update',
+    kind: 'write',
+    status: 200,
+    request: (d) => {
+      const path = `/v1/custom-contact-fields-entry/update?id=${d.entry.id}&${tokenQuery(d)}`;
+      const body = () => JSON.stringify({ frfield: d.entry.customFieldId, frcontact: String(d.entry.contactId), fvalue: `value ${++counter}` });
+      return {
+        method: 'POST',
+        path,
+        headers: JSON_HEADERS,
+        body: body(),
+        setupRequest: (req) => {
+          req.body = body();
+          return req;
+        },
+      };
+    },
+  },
+  {
+    name: 'keyword-reserve',
+    title: 'keyword/reserve (fresh keywords)',
+    kind: 'write',
+    status: 201,
+    request: (d) => {
+      const body = () => JSON.stringify({ Keyword: `K${runId}${++counter}`, Number: d.activeNumber, AutoreplyMessage: 'Thanks for joining!' });
+      return {
+        method: 'POST',
+        path: `/v1/keyword/reserve?${tokenQuery(d)}`,
+        headers: JSON_HEADERS,
+        body: body(),
+        setupRequest: (req) => {
+          req.body = body();
+          return req;
+        },
+      };
+    },
+  },
+  {
+    name: 'unauthorized',
+    title: '401 (unknown token)',
+    kind: 'auth',
+    status: 401,
+    request: () => ({ method: 'GET', path: '/v1/credits/balance?access_token=not-a-valid-token-0000000000' }),
+  },
+];

@@ -1,0 +1,96 @@
+import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import { cachedStatement, sqliteHandle } from './db.ts';
+import type { Database } from './tables.ts';
+import type { Db } from './types.ts';
+
+/**
+ * Queries built and compiled once, for the request path.
+ *
+ * `prepareQuery(build)` takes a function that builds a Kysely query from its arguments. It is
+ * called once per database kind with placeholders instead of values, compiled, and from then on
+ * only the parameters change: no query building or compiling per request. The SQL is Kysely's, so
+ * it is the same on SQLite and PostgreSQL.
+ *
+ * Running: on a SQLite store's root handle, when no transaction is open on its one connection, the
+ * statement (prepared once, see cachedStatement) runs straight on better-sqlite3. Inside a
+ * transaction, on a transaction handle, or on PostgreSQL, the compiled query goes through Kysely
+ * (`executeQuery`), which keeps transactions and the connection lock exactly as before.
+ */
+
+class Placeholder {
+  constructor(readonly index: number) {}
+}
+
+interface Compiled {
+  compiled: CompiledQuery;
+  sql: string;
+  /** Each parameter: a placeholder (argument index) or a constant that the builder wrote in. */
+  slots: unknown[];
+}
+
+export interface PreparedQuery<A extends unknown[], R> {
+  /** Every row. */
+  all(db: Db, ...args: A): Promise<R[]>;
+  /** The first row, if any. */
+  first(db: Db, ...args: A): Promise<R | undefined>;
+  /** Runs a write; resolves to the number of rows it changed. */
+  run(db: Db, ...args: A): Promise<number>;
+}
+
+/**
+ * Prepares a query. `build` must use each argument only as a value (a comparison operand,
+ * `limit`, `offset`, a column value), never to choose the query's shape.
+ */
+export function prepareQuery<A extends unknown[], R>(build: (db: Kysely<Database>, ...args: A) => Compilable<R>): PreparedQuery<A, R> {
+  // One compilation per dialect adapter (SQLite and PostgreSQL compile differently).
+  const byAdapter = new WeakMap<object, Compiled>();
+
+  function compiledFor(db: Db): Compiled {
+    const adapter = db.getExecutor().adapter;
+    let c = byAdapter.get(adapter);
+    if (!c) {
+      const placeholders = Array.from({ length: build.length - 1 }, (_, i) => new Placeholder(i)) as unknown as A;
+      const compiled = build(db as Kysely<Database>, ...placeholders).compile();
+      c = { compiled, sql: compiled.sql, slots: [...compiled.parameters] };
+      byAdapter.set(adapter, c);
+    }
+    return c;
+  }
+
+  function bind(c: Compiled, args: unknown[]): unknown[] {
+    const out = new Array<unknown>(c.slots.length);
+    for (let i = 0; i < c.slots.length; i++) {
+      const slot = c.slots[i];
+      out[i] = slot instanceof Placeholder ? args[slot.index] : slot;
+    }
+    return out;
+  }
+
+  async function viaKysely(db: Db, c: Compiled, params: unknown[]) {
+    return db.executeQuery<R>({ ...c.compiled, parameters: params } as CompiledQuery<R>);
+  }
+
+  return {
+    async all(db, ...args) {
+      const c = compiledFor(db);
+      const params = bind(c, args);
+      const sqlite = sqliteHandle(db);
+      if (sqlite && !sqlite.inTransaction) return cachedStatement(sqlite, c.sql).all(params) as R[];
+      return (await viaKysely(db, c, params)).rows;
+    },
+    async first(db, ...args) {
+      const c = compiledFor(db);
+      const params = bind(c, args);
+      const sqlite = sqliteHandle(db);
+      if (sqlite && !sqlite.inTransaction) return cachedStatement(sqlite, c.sql).get(params) as R | undefined;
+      return (await viaKysely(db, c, params)).rows[0];
+    },
+    async run(db, ...args) {
+      const c = compiledFor(db);
+      const params = bind(c, args);
+      const sqlite = sqliteHandle(db);
+      if (sqlite && !sqlite.inTransaction) return cachedStatement(sqlite, c.sql).run(params).changes;
+      return Number((await viaKysely(db, c, params)).numAffectedRows ?? 0n);
+    },
+  };
+}
