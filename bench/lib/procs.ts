@@ -80,6 +80,8 @@ export interface Server {
   url: string;
   /** CPU time (user + system) the process has used so far, in microseconds (10 ms resolution). */
   cpuMicros(): number;
+  /** [user, system] CPU time so far, in microseconds. */
+  cpuSplit(): [number, number];
   /** Peak resident memory so far (VmHWM), in MiB. */
   peakRssMiB(): number;
   /** Current resident memory (VmRSS), in MiB. */
@@ -97,6 +99,16 @@ function statusField(pid: number, field: string): number {
 }
 
 const CLOCK_TICKS = Number(commandWorks('getconf', ['CLK_TCK'])?.trim() || 100);
+
+function cpuSplit(pid: number): [number, number] {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return [(Number(fields[11]) / CLOCK_TICKS) * 1e6, (Number(fields[12]) / CLOCK_TICKS) * 1e6];
+  } catch {
+    return [NaN, NaN];
+  }
+}
 
 function cpuMicros(pid: number): number {
   try {
@@ -162,6 +174,7 @@ export async function startServer(options: {
     pid,
     url,
     cpuMicros: () => cpuMicros(pid),
+    cpuSplit: () => cpuSplit(pid),
     peakRssMiB: () => statusField(pid, 'VmHWM'),
     rssMiB: () => statusField(pid, 'VmRSS'),
     stop: () => stopChild(child),

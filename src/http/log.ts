@@ -39,8 +39,28 @@ export function maskUrl(url: string): string {
 }
 
 /**
- * The service's pino logger: JSON lines, request URLs masked. `destination` lets tests capture
- * every line.
+ * Standard output, written in batches: one write(2) per 4 KiB of lines instead of one per request
+ * line (a system call costs several microseconds per request on the request path). Lines reach the
+ * output within 100 ms, and all of them when the process exits (pino flushes on exit); a kill -9
+ * can lose at most the last 100 ms.
+ */
+let stdoutStream: DestinationStream | undefined;
+function batchedStdout(): DestinationStream {
+  if (stdoutStream) return stdoutStream; // one per process, shared by every logger
+  const stream = pino.destination({ dest: 1, minLength: 4096, sync: false });
+  setInterval(() => {
+    try {
+      stream.flush();
+    } catch {
+      // Nothing to flush yet, or the stream is closing.
+    }
+  }, 100).unref();
+  return (stdoutStream = stream);
+}
+
+/**
+ * The service's pino logger: JSON lines, request URLs masked, to standard output in batches.
+ * `destination` lets tests capture every line.
  */
 export function createLogger(level: string, destination?: DestinationStream): FastifyBaseLogger {
   return pino(
@@ -51,7 +71,7 @@ export function createLogger(level: string, destination?: DestinationStream): Fa
         res: (res: FastifyReply) => ({ statusCode: res.statusCode }),
       },
     },
-    destination,
+    destination ?? batchedStdout(),
   );
 }
 

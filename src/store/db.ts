@@ -150,5 +150,33 @@ export async function migrateToLatest(store: Store): Promise<string[]> {
  * so a multi-step write lands whole or not at all.
  */
 export function inTransaction<T>(store: Store, fn: (tx: Db) => Promise<T>): Promise<T> {
-  return store.db.transaction().execute(fn);
+  const sqlite = sqliteHandles.get(store.db);
+  if (!sqlite) return store.db.transaction().execute(fn);
+  // SQLite has one connection. Holding Kysely's lock on it (connection()) keeps every other query
+  // out, Kysely's and the direct path's alike (the direct path steps aside while a transaction is
+  // open); BEGIN/COMMIT and the transaction's own prepared queries then run straight on it.
+  return store.db.connection().execute(async (tx) => {
+    cachedStatement(sqlite, 'BEGIN').run();
+    sqliteHandles.set(tx, sqlite);
+    ownTransactions.add(tx);
+    try {
+      const result = await fn(tx);
+      cachedStatement(sqlite, 'COMMIT').run();
+      return result;
+    } catch (err) {
+      if (sqlite.inTransaction) cachedStatement(sqlite, 'ROLLBACK').run();
+      throw err;
+    } finally {
+      sqliteHandles.delete(tx);
+      ownTransactions.delete(tx);
+    }
+  });
+}
+
+// Handles of the SQLite transactions inTransaction is running.
+const ownTransactions = new WeakSet<object>();
+
+/** True when `db` is the handle of a SQLite transaction opened by inTransaction (for src/store/prepared.ts). */
+export function ownsOpenTransaction(db: object): boolean {
+  return ownTransactions.has(db);
 }

@@ -1,5 +1,6 @@
+import type SQLite from 'better-sqlite3';
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
-import { cachedStatement, sqliteHandle } from './db.ts';
+import { cachedStatement, ownsOpenTransaction, sqliteHandle } from './db.ts';
 import type { Database } from './tables.ts';
 import type { Db } from './types.ts';
 
@@ -11,11 +12,25 @@ import type { Db } from './types.ts';
  * only the parameters change: no query building or compiling per request. The SQL is Kysely's, so
  * it is the same on SQLite and PostgreSQL.
  *
- * Running: on a SQLite store's root handle, when no transaction is open on its one connection, the
- * statement (prepared once, see cachedStatement) runs straight on better-sqlite3. Inside a
- * transaction, on a transaction handle, or on PostgreSQL, the compiled query goes through Kysely
- * (`executeQuery`), which keeps transactions and the connection lock exactly as before.
+ * Running: on SQLite the statement (prepared once, see cachedStatement) runs straight on
+ * better-sqlite3, on the store's root handle when no transaction is open on its one connection,
+ * and on the handle of a transaction opened by inTransaction. Otherwise (a transaction is open and
+ * this query is not part of it, or on PostgreSQL) the compiled query goes through Kysely
+ * (`executeQuery`), which waits for the connection lock exactly as before.
  */
+
+// Statements in pluck mode (first column only), apart from the shared cache that Kysely also uses.
+const pluckCaches = new WeakMap<SQLite.Database, Map<string, SQLite.Statement>>();
+
+function pluckStatement(sqlite: SQLite.Database, sql: string): SQLite.Statement {
+  let cache = pluckCaches.get(sqlite);
+  if (!cache) pluckCaches.set(sqlite, (cache = new Map()));
+  const cached = cache.get(sql);
+  if (cached && !cached.busy) return cached;
+  const statement = sqlite.prepare(sql).pluck();
+  if (!cached) cache.set(sql, statement);
+  return statement;
+}
 
 class Placeholder {
   constructor(readonly index: number) {}
@@ -31,6 +46,8 @@ interface Compiled {
 export interface PreparedQuery<A extends unknown[], R> {
   /** Every row. */
   all(db: Db, ...args: A): Promise<R[]>;
+  /** The first column of every row (for one-column queries: no object per row on SQLite). */
+  column(db: Db, ...args: A): Promise<R[keyof R][]>;
   /** The first row, if any. */
   first(db: Db, ...args: A): Promise<R | undefined>;
   /** Runs a write; resolves to the number of rows it changed. */
@@ -75,21 +92,28 @@ export function prepareQuery<A extends unknown[], R>(build: (db: Kysely<Database
       const c = compiledFor(db);
       const params = bind(c, args);
       const sqlite = sqliteHandle(db);
-      if (sqlite && !sqlite.inTransaction) return cachedStatement(sqlite, c.sql).all(params) as R[];
+      if (sqlite && (!sqlite.inTransaction || ownsOpenTransaction(db))) return cachedStatement(sqlite, c.sql).all(params) as R[];
       return (await viaKysely(db, c, params)).rows;
+    },
+    async column(db, ...args) {
+      const c = compiledFor(db);
+      const params = bind(c, args);
+      const sqlite = sqliteHandle(db);
+      if (sqlite && (!sqlite.inTransaction || ownsOpenTransaction(db))) return pluckStatement(sqlite, c.sql).all(params) as R[keyof R][];
+      return (await viaKysely(db, c, params)).rows.map((row) => Object.values(row as object)[0] as R[keyof R]);
     },
     async first(db, ...args) {
       const c = compiledFor(db);
       const params = bind(c, args);
       const sqlite = sqliteHandle(db);
-      if (sqlite && !sqlite.inTransaction) return cachedStatement(sqlite, c.sql).get(params) as R | undefined;
+      if (sqlite && (!sqlite.inTransaction || ownsOpenTransaction(db))) return cachedStatement(sqlite, c.sql).get(params) as R | undefined;
       return (await viaKysely(db, c, params)).rows[0];
     },
     async run(db, ...args) {
       const c = compiledFor(db);
       const params = bind(c, args);
       const sqlite = sqliteHandle(db);
-      if (sqlite && !sqlite.inTransaction) return cachedStatement(sqlite, c.sql).run(params).changes;
+      if (sqlite && (!sqlite.inTransaction || ownsOpenTransaction(db))) return cachedStatement(sqlite, c.sql).run(params).changes;
       return Number((await viaKysely(db, c, params)).numAffectedRows ?? 0n);
     },
   };

@@ -23,8 +23,8 @@ const customFieldIds = prepareQuery((db, contactId: number) =>
 export async function findContactByE164(db: Db, accountId: number, e164: string): Promise<ContactRow | undefined> {
   const row = await byE164.first(db, accountId, e164);
   if (!row) return undefined;
-  const [groups, fields] = await Promise.all([groupIds.all(db, row.id), customFieldIds.all(db, row.id)]);
-  return { ...row, group_ids: groups.map((g) => g.group_id), custom_field_ids: fields.map((f) => f.custom_field_id) };
+  const [groups, fields] = await Promise.all([groupIds.column(db, row.id), customFieldIds.column(db, row.id)]);
+  return { ...row, group_ids: groups, custom_field_ids: fields };
 }
 
 const exists = prepareQuery((db, accountId: number, id: number) =>

@@ -18,8 +18,7 @@ const exists = prepareQuery((db, accountId: number, id: number) =>
 export async function findGroup(db: Db, accountId: number, id: number): Promise<GroupRow | undefined> {
   const row = await byId.first(db, accountId, id);
   if (!row) return undefined;
-  const members = await memberIds.all(db, id);
-  return { ...row, member_ids: members.map((m) => m.contact_id) };
+  return { ...row, member_ids: await memberIds.column(db, id) };
 }
 
 /** True when the account has a group with this id (without reading its members). */

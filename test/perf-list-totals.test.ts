@@ -1,0 +1,96 @@
+/**
+ * Pagination without rescanning (src/store/repositories/messages.ts, migration 002): the stored
+ * total of scheduled messages stays exact after inserts and deletes by any writer, and a deep page
+ * served from the cached page anchors is exactly the page OFFSET would give, also after the list
+ * changed. Also covers `msgsvc generate` on both stores (src/domain/generate.ts).
+ * Runs on SQLite, and on PostgreSQL too when it is reachable (MSGSVC_TEST_SERVICES=1).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { loadConfig } from '../src/config.ts';
+import { generateAccount } from '../src/domain/generate.ts';
+import { migrateToLatest, openStore, type Store } from '../src/store/db.ts';
+import * as messages from '../src/store/repositories/messages.ts';
+import { createTestDatabase } from './helpers/stores.ts';
+
+const kinds = ['sqlite', ...(process.env.MSGSVC_TEST_SERVICES === '1' ? ['postgres'] : [])] as const;
+
+async function open(t: { after(fn: () => unknown): void }, kind: string): Promise<{ store: Store; other: Store }> {
+  const dir = mkdtempSync(join(tmpdir(), 'msgsvc-perf-'));
+  const url = kind === 'postgres' ? await createTestDatabase() : join(dir, 'msgsvc.db');
+  const config = loadConfig({ DATABASE_URL: url });
+  const store = openStore(config.database);
+  await migrateToLatest(store);
+  const other = openStore(config.database);
+  t.after(async () => {
+    await store.close();
+    await other.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { store, other };
+}
+
+async function countAll(store: Store, accountId: number): Promise<number> {
+  const row = await store.db
+    .selectFrom('scheduled_messages')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+async function idsAt(store: Store, accountId: number, limit: number, offset: number): Promise<number[]> {
+  const rows = await store.db.selectFrom('scheduled_messages').select('id').where('account_id', '=', accountId).orderBy('id').limit(limit).offset(offset).execute();
+  return rows.map((r) => Number(r.id));
+}
+
+async function assertPagesExact(store: Store, accountId: number, total: number, label: string): Promise<void> {
+  assert.equal(await messages.countScheduledMessages(store.db, accountId), total, `${label}: total`);
+  assert.equal(await countAll(store, accountId), total, `${label}: count(*)`);
+  for (const [limit, offset] of [[100, 0], [100, 999], [100, 1000], [37, 1234], [100, 1999], [100, 2000], [7, total - 3], [100, total]]) {
+    const page = (await messages.listScheduledMessages(store.db, accountId, limit!, offset!)).map((r) => Number(r.id));
+    assert.deepEqual(page, await idsAt(store, accountId, limit!, offset!), `${label}: limit ${limit} offset ${offset}`);
+  }
+}
+
+for (const kind of kinds) {
+  test(`[${kind}] list totals and deep pages stay exact as the list changes`, { timeout: 120_000 }, async (t) => {
+    const { store, other } = await open(t, kind);
+    const a = await generateAccount(store, { contacts: 0, messages: 2500, name: 'A' });
+    const b = await generateAccount(store, { contacts: 0, messages: 1200, name: 'B' });
+    assert.equal(a.rows.scheduledMessages, 2500);
+    await assertPagesExact(store, a.accountId, 2500, 'generated');
+    await assertPagesExact(store, b.accountId, 1200, 'other account');
+
+    // Inserts through the repository, and deletes through another connection (another process).
+    for (let i = 0; i < 3; i++) {
+      await messages.insertScheduledMessage(
+        store.db,
+        a.accountId,
+        { mobilePhone: '15550000000', message: `late ${i}`, scheduledAt: 0, statusId: 1, typeId: 1, mmsTemplateId: null, subject: '' },
+        0,
+      );
+    }
+    await assertPagesExact(store, a.accountId, 2503, 'after inserts');
+    const firstIds = await idsAt(store, a.accountId, 10, 500);
+    await other.db.deleteFrom('scheduled_messages').where('id', 'in', firstIds).execute();
+    await assertPagesExact(store, a.accountId, 2493, 'after deletes by another connection');
+    await sql`delete from scheduled_messages where account_id = ${a.accountId} and id % 7 = 0`.execute(other.db);
+    await assertPagesExact(store, a.accountId, await countAll(store, a.accountId), 'after a bulk delete');
+    await assertPagesExact(store, b.accountId, 1200, 'other account untouched');
+  });
+
+  test(`[${kind}] generate creates the documented shape`, { timeout: 120_000 }, async (t) => {
+    const { store } = await open(t, kind);
+    const g = await generateAccount(store, { contacts: 1000 });
+    assert.deepEqual(g.rows, { contacts: 1000, groupMembers: 1334, customFieldEntries: 1034, scheduledMessages: 1000 });
+    assert.equal(g.groups, 10);
+    assert.ok(g.group.members > 100 && g.group.members < 200, `group of typical size: ${g.group.members}`);
+    assert.ok(g.entry.id > 0 && g.entry.customFieldId > 0 && g.entry.contactId > 0);
+    assert.equal(await messages.countScheduledMessages(store.db, g.accountId), 1000);
+  });
+}
