@@ -17,7 +17,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-function banner(url: string, token: string, curls: string[]): string {
+function banner(token: string, curls: string[]): string {
   return [
     '',
     'msgsvc: the database had no account, so a demo account with sample data was created.',
@@ -49,7 +49,7 @@ export async function startServer(config: Config, options: { print?: (text: stri
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`;
     if (firstStartDemo) {
-      (options.print ?? ((t) => process.stdout.write(t)))(banner(url, firstStartDemo.token, demoCurlLines(url, firstStartDemo)) + '\n');
+      (options.print ?? ((t) => process.stdout.write(t)))(banner(firstStartDemo.token, demoCurlLines(url, firstStartDemo)) + '\n');
     }
     let closing: Promise<void> | undefined;
     return {

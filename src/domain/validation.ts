@@ -14,15 +14,24 @@ export type Rule =
 /** Request body fields after parsing: any JSON value per key. */
 export type Input = Readonly<Record<string, unknown>>;
 
+// Labels are asked for on every validation of every request; the field names are a fixed set.
+const labels = new Map<string, string>();
+
 /** `fname` → `Fname`, `AutoreplyMessage` → `Autoreply Message`, `Status_Id` → `Status Id`. */
 export function fieldLabel(field: string): string {
-  return field
-    .replace(/(?<![A-Z])[A-Z]/g, ' $&')
-    .replace(/[-_.]/g, ' ')
-    .trim()
-    .split(/\s+/)
-    .map((w) => (w === '' ? w : w[0]!.toUpperCase() + w.slice(1)))
-    .join(' ');
+  let label = labels.get(field);
+  if (label === undefined) {
+    label = field
+      .replace(/(?<![A-Z])[A-Z]/g, ' $&')
+      .replace(/[-_.]/g, ' ')
+      .trim()
+      .split(/\s+/)
+      .map((w) => (w === '' ? w : w[0]!.toUpperCase() + w.slice(1)))
+      .join(' ');
+    if (labels.size >= 1000) labels.clear();
+    labels.set(field, label);
+  }
+  return label;
 }
 
 /** Yii2 `isEmpty`: null/undefined, '' and [] (a JSON `{}` decodes to [] in PHP, so it counts too). */

@@ -37,6 +37,9 @@ export function createRateLimiterBackend(
     maxRetriesPerRequest: 1,
     connectTimeout: 1000,
     commandTimeout: 500,
+    // A command caught by a dropped connection has already been answered from the memory
+    // fallback; replaying it after the reconnect would count that request twice.
+    autoResendUnfulfilledCommands: false,
     retryStrategy: (times) => Math.min(100 * times, 2000),
   });
   let degraded = false;

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Input } from '../../domain/validation.ts';
-import { parseParams, type ParamValue } from '../query.ts';
+import { parseParams } from '../query.ts';
 import { HttpError } from '../wire.ts';
 
 /**

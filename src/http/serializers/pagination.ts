@@ -61,7 +61,10 @@ function pageUrls(request: FastifyRequest, base: string, size: number): (page: n
  * page; next and last unless on the last page.
  */
 export function setPaginationHeaders(request: FastifyRequest, reply: FastifyReply, p: Page): void {
-  const url = pageUrls(request, `${request.protocol}://${request.host}${request.routeOptions.url ?? ''}`, p.size);
+  // An HTTP/1.0 request may come without Host: name the address it reached instead.
+  const local = request.socket.localAddress ?? '127.0.0.1';
+  const host = request.host || `${local.includes(':') ? `[${local}]` : local}:${request.socket.localPort ?? ''}`;
+  const url = pageUrls(request, `${request.protocol}://${host}${request.routeOptions.url ?? ''}`, p.size);
   let links = `<${url(p.page)}>; rel=self`;
   if (p.page > 0) links += `, <${url(0)}>; rel=first, <${url(p.page - 1)}>; rel=prev`;
   if (p.page < p.pageCount - 1) links += `, <${url(p.page + 1)}>; rel=next, <${url(p.pageCount - 1)}>; rel=last`;
