@@ -124,7 +124,7 @@ async function main(): Promise<void> {
       })
     : await startServer({
         name: 'msgsvc',
-        nodeArgs: ['--no-memory-reducer', '--cpu-prof', `--cpu-prof-dir=${profDir}`],
+        nodeArgs: ['--no-memory-reducer', '--max-semi-space-size=8', '--cpu-prof', `--cpu-prof-dir=${profDir}`],
         args: [join(ROOT, 'bin/msgsvc.js'), 'serve', '--port', String(port), '--no-demo'],
         env: { DATABASE_URL: db, MSGSVC_RATE_LIMIT: '1000000000', LOG_LEVEL: 'info', ...extraEnv },
         ...(cpu !== undefined ? { cpu } : {}),

@@ -53,7 +53,7 @@ export interface BenchResult {
   machine: Machine;
   plan: { sizes: number[]; rounds: number; durationSeconds: number; warmupSeconds: number; connections: number; pacedSeconds: number; pacedShare: number };
   serverPinnedToCpu: number | null;
-  msgsvc: { env: Record<string, string>; logTo: string };
+  msgsvc: { env: Record<string, string>; logTo: string; nodeFlags?: string[] };
   datasets: DatasetResult[];
   scenarios: ScenarioResult[];
   skipped: { scenario: string; contacts: number; reason: string }[];
@@ -148,7 +148,9 @@ export function renderMarkdown(r: BenchResult, resultFile: string): string {
       (r.serverPinnedToCpu !== null
         ? `Both servers pinned to CPU ${r.serverPinnedToCpu} with taskset, load generator (autocannon, ${r.plan.connections} connections) on the other CPU. `
         : `No CPU pinning (taskset missing or one CPU); autocannon with ${r.plan.connections} connections. `) +
-      `${r.plan.rounds} round(s) of ${r.plan.durationSeconds} s per server and scenario after a ${r.plan.warmupSeconds} s warm-up, ceiling and msgsvc alternating. ` +
+      `${r.plan.rounds} round(s) of ${r.plan.durationSeconds} s per server and scenario after a ${r.plan.warmupSeconds} s warm-up, ceiling and msgsvc alternating; ` +
+      `both servers run with \`node --no-memory-reducer\`, msgsvc also with the flags of \`npm start\` (${(r.msgsvc.nodeFlags ?? []).filter((f) => f !== '--no-memory-reducer').join(' ') || 'none'}), LOG_LEVEL=info. ` +
+      `"Half load": an open-loop client at half of msgsvc's saturated req/s for ${r.plan.pacedSeconds} s, at the largest size. ` +
       `Instructions per request: ${m.perfCounters ? 'perf stat -e instructions -p PID' : 'not available (perf has no hardware counters on this machine)'}. ` +
       `Raw numbers: \`${resultFile}\`.`,
   );

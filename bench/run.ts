@@ -27,6 +27,13 @@ import { SCENARIOS, deepPage, type Dataset, type Scenario } from './scenarios.ts
 import { renderMarkdown, writeDocs, type BenchResult, type ScenarioResult, type SideResult } from './report.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+// The node flags `npm start` gives msgsvc (package.json), so the bench measures what runs in production.
+const MSGSVC_NODE_FLAGS = (/^node((?:\s+--\S+)*)\s+bin\/msgsvc\.js/.exec(
+  (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '',
+)?.[1] ?? '')
+  .trim()
+  .split(/\s+/)
+  .filter(Boolean);
 const started = Date.now();
 
 const { values: flags } = parseArgs({
@@ -186,13 +193,15 @@ async function main(): Promise<void> {
   const dataDir = keepData ? resolve(flags['data-dir']!) : mkdtempSync(join(tmpdir(), 'msgsvc-bench-'));
   mkdirSync(dataDir, { recursive: true });
   const nodeArgs = ['--no-memory-reducer'];
+  // msgsvc runs with the flags of `npm start` (package.json) as well.
+  const msgsvcNodeArgs = [...nodeArgs, ...MSGSVC_NODE_FLAGS];
   const result: BenchResult = {
     date: new Date().toISOString(),
     mode: quick ? 'quick' : 'full',
     machine: m,
     plan: { sizes: plan.sizes, rounds: plan.rounds, durationSeconds: plan.duration, warmupSeconds: plan.warmup, connections: plan.connections, pacedSeconds: plan.paced, pacedShare: PACED_SHARE },
     serverPinnedToCpu: serverCpu ?? null,
-    msgsvc: { env: { LOG_LEVEL: 'info', MSGSVC_RATE_LIMIT: '1000000000' }, logTo: '/dev/null' },
+    msgsvc: { env: { LOG_LEVEL: 'info', MSGSVC_RATE_LIMIT: '1000000000' }, logTo: '/dev/null', nodeFlags: msgsvcNodeArgs },
     datasets: [],
     scenarios: [],
     skipped: [],
@@ -220,7 +229,7 @@ async function main(): Promise<void> {
     log(`starting msgsvc on ${size.toLocaleString('en-US')} contacts`);
     const msgsvc = await startServer({
       name: `msgsvc-${size}`,
-      nodeArgs,
+      nodeArgs: msgsvcNodeArgs,
       args: [join(ROOT, 'bin/msgsvc.js'), 'serve', '--port', String(port), '--no-demo'],
       env: { DATABASE_URL: join(dataDir, `msgsvc-${size}.db`), ...result.msgsvc.env },
       ...(serverCpu !== undefined ? { cpu: serverCpu } : {}),

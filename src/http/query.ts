@@ -73,12 +73,20 @@ export function phpUrlEncode(text: string): string {
 /** PHP http_build_query for our parameter shapes (lists become `key%5B0%5D=…`). */
 export function buildQuery(params: Params): string {
   const parts: string[] = [];
-  const add = (key: string, value: ParamValue) => {
-    if (Array.isArray(value)) value.forEach((v, i) => add(`${key}[${i}]`, v));
-    else parts.push(`${phpUrlEncode(key)}=${phpUrlEncode(value)}`);
-  };
-  for (const [key, value] of params) add(key, value);
+  for (const [key, value] of params) addQueryParts(parts, key, value);
   return parts.join('&');
+}
+
+/** One parameter as http_build_query writes it (`''` for an empty list). */
+export function buildQueryPart(key: string, value: ParamValue): string {
+  const parts: string[] = [];
+  addQueryParts(parts, key, value);
+  return parts.join('&');
+}
+
+function addQueryParts(parts: string[], key: string, value: ParamValue): void {
+  if (Array.isArray(value)) value.forEach((v, i) => addQueryParts(parts, `${key}[${i}]`, v));
+  else parts.push(`${phpUrlEncode(key)}=${phpUrlEncode(value)}`);
 }
 
 /** PHP's `(int)` cast of a parameter: leading number of the text, 0 when there is none; arrays count as absent. */

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { buildQuery, phpInt } from '../query.ts';
+import { buildQueryPart, phpInt } from '../query.ts';
 import { setWireHeader } from '../wire.ts';
 
 /** CONVENTIONS §7: default and largest page size. */
@@ -47,7 +47,7 @@ function pageUrls(request: FastifyRequest, base: string, size: number): (page: n
       seenPage = true;
       continue;
     }
-    const part = buildQuery(new Map([[key, value]]));
+    const part = buildQueryPart(key, value);
     if (part === '') continue;
     if (seenPage) after += `&${part}`;
     else before += `${part}&`;
