@@ -86,6 +86,9 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
     loggerInstance: createLogger(config.logLevel, deps.logDestination),
     // One line per request comes from logRequest (onResponse), with the token masked.
     logController: new LogController({ disableRequestLogging: true }),
+    // request.log is the root logger, not a pino child per request (a child costs a few µs on
+    // every request); the lines that need the request id carry `reqId` themselves.
+    childLoggerFactory: (logger) => logger,
     bodyLimit: config.bodyLimitBytes,
     // Slow clients (slowloris): the whole request, headers included, must arrive within
     // requestTimeoutMs or the client gets 408 and the connection is closed; Node checks open

@@ -130,5 +130,15 @@ test('§9 / §2 a 500 logs its error and one request line, still without the tok
   const entries = lines.map((l) => JSON.parse(l));
   assert.equal(entries.filter((e) => e.msg === 'request').length, 1);
   assert.ok(entries.some((e) => e.level >= 50 && e.err), 'the unexpected error is logged with its details');
+  // The error line and the request line name the same request, and no other request.
+  const error = entries.find((e) => e.level >= 50)!;
+  const request = entries.find((e) => e.msg === 'request')!;
+  assert.ok(typeof request.reqId === 'string' && request.reqId !== '');
+  assert.equal(error.reqId, request.reqId);
+  lines.length = 0;
+  await inject({ url: url('/v1/numbers/index') });
+  await sleep(0);
+  const next = lines.map((l) => JSON.parse(l)).find((e) => e.msg === 'request')!;
+  assert.notEqual(next.reqId, request.reqId);
   for (const f of forms(token)) assert.ok(!lines.join('').includes(f));
 });

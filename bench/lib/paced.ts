@@ -48,7 +48,16 @@ function completeLength(buf: Buffer, head: boolean): { length: number; status: n
   return buf.length >= total ? { length: total, status } : { length: 0, status: 0 };
 }
 
-export async function pacedLoad(baseUrl: string, request: Request, options: { rate: number; seconds: number; connections: number; expected: number }): Promise<PacedResult> {
+/**
+ * Sends `rate` requests per second for `seconds` over `connections` keep-alive connections and
+ * measures each latency from the request's scheduled time.
+ *
+ * `spin: true` (for a load generator that has a CPU of its own) schedules with `setImmediate`
+ * instead of timers: a timer fires up to ~1 ms late, and that lateness would be counted as the
+ * server's latency (p50 ~1 ms for a server that answers in 0.1 ms). Spinning keeps each send
+ * within a few µs of its time, at the cost of one busy CPU. Without it, timers are used.
+ */
+export async function pacedLoad(baseUrl: string, request: Request, options: { rate: number; seconds: number; connections: number; expected: number; spin?: boolean }): Promise<PacedResult> {
   const url = new URL(baseUrl);
   const host = url.host;
   const total = Math.round(options.rate * options.seconds);
@@ -116,7 +125,9 @@ export async function pacedLoad(baseUrl: string, request: Request, options: { ra
       else waiting.push(scheduledAt);
       next++;
     }
-    if (next < total) setTimeout(tick, Math.max(0, Math.min(2, next * interval - now)));
+    if (next >= total) return;
+    if (options.spin) setImmediate(tick);
+    else setTimeout(tick, Math.max(0, Math.min(2, next * interval - now)));
   };
   tick();
   const timeout = new Promise<void>((r) => setTimeout(r, options.seconds * 1000 + 10_000).unref());

@@ -79,6 +79,7 @@ export function createLogger(level: string, destination?: DestinationStream): Fa
 export async function logRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   request.log.info(
     {
+      reqId: request.id,
       method: request.method,
       url: maskUrl(request.url),
       statusCode: reply.statusCode,

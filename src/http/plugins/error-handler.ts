@@ -63,11 +63,11 @@ export function createErrorHandler(bodyLimitBytes: number) {
     }
     if (isStoreUnavailable(error)) {
       // The database is down or timed out: say so, and let the client retry (no stack in the body).
-      request.log.warn({ err: { message: error.message, code: (error as FastifyError).code } }, 'database unavailable');
+      request.log.warn({ reqId: request.id, err: { message: error.message, code: (error as FastifyError).code } }, 'database unavailable');
       reply.raw.setHeader('Retry-After', '1');
       return sendError(request, reply, 503, 'The service is temporarily unavailable. Please retry later.');
     }
-    request.log.error({ err: error }, 'unexpected error');
+    request.log.error({ reqId: request.id, err: error }, 'unexpected error');
     return sendError(request, reply, 500, 'An internal server error occurred.');
   };
 }
