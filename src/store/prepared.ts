@@ -1,5 +1,5 @@
 import type SQLite from 'better-sqlite3';
-import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import { sql, type Compilable, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import { cachedStatement, ownsOpenTransaction, sqliteHandle } from './db.ts';
 import type { Database } from './tables.ts';
 import type { Db } from './types.ts';
@@ -57,6 +57,19 @@ function allRows(sqlite: SQLite.Database, sql: string, params: unknown[]): unkno
   const rows = new Array<unknown>(raw.length);
   for (let i = 0; i < raw.length; i++) rows[i] = entry.toRow(raw[i]!);
   return rows;
+}
+
+/**
+ * A LIMIT or OFFSET value, bound as a parameter: `limit(boundCount(n))`.
+ *
+ * Why the cast: SQLite (3.53 here) lets the query planner read a bare bound LIMIT/OFFSET
+ * parameter, and then marks the statement expired whenever that parameter is bound again, so a
+ * prepared page query was compiled anew on every execution (measured: 13.7 µs against 8.2 µs for
+ * the five-row numbers/index page). Behind a CAST the value is read at run time only. PostgreSQL
+ * accepts the same SQL.
+ */
+export function boundCount(value: number): RawBuilder<number> {
+  return sql<number>`cast(${value} as integer)`;
 }
 
 class Placeholder {

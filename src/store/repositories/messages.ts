@@ -1,4 +1,4 @@
-import { prepareQuery } from '../prepared.ts';
+import { boundCount, prepareQuery } from '../prepared.ts';
 import type { Db } from '../types.ts';
 import type { ScheduledMessageRow } from '../../domain/records.ts';
 
@@ -12,7 +12,7 @@ const totals = prepareQuery((db, accountId: number) =>
 );
 
 const pageAt = prepareQuery((db, accountId: number, limit: number, offset: number) =>
-  db.selectFrom('scheduled_messages').select(MESSAGE_COLUMNS).where('account_id', '=', accountId).orderBy('id').limit(limit).offset(offset),
+  db.selectFrom('scheduled_messages').select(MESSAGE_COLUMNS).where('account_id', '=', accountId).orderBy('id').limit(boundCount(limit)).offset(boundCount(offset)),
 );
 
 const pageFrom = prepareQuery((db, accountId: number, fromId: number, limit: number, offset: number) =>
@@ -22,8 +22,8 @@ const pageFrom = prepareQuery((db, accountId: number, fromId: number, limit: num
     .where('account_id', '=', accountId)
     .where('id', '>=', fromId)
     .orderBy('id')
-    .limit(limit)
-    .offset(offset),
+    .limit(boundCount(limit))
+    .offset(boundCount(offset)),
 );
 
 /**
@@ -34,7 +34,7 @@ const pageFrom = prepareQuery((db, accountId: number, fromId: number, limit: num
  */
 const ANCHOR_STEP = 1000;
 const firstId = prepareQuery((db, accountId: number) =>
-  db.selectFrom('scheduled_messages').select('id').where('account_id', '=', accountId).orderBy('id').limit(1),
+  db.selectFrom('scheduled_messages').select('id').where('account_id', '=', accountId).orderBy('id').limit(boundCount(1)),
 );
 const nextAnchor = prepareQuery((db, accountId: number, afterId: number) =>
   db
@@ -43,8 +43,8 @@ const nextAnchor = prepareQuery((db, accountId: number, afterId: number) =>
     .where('account_id', '=', accountId)
     .where('id', '>', afterId)
     .orderBy('id')
-    .limit(1)
-    .offset(ANCHOR_STEP - 1),
+    .limit(boundCount(1))
+    .offset(boundCount(ANCHOR_STEP - 1)),
 );
 
 async function buildAnchors(db: Db, accountId: number): Promise<number[]> {

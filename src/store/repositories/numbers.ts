@@ -1,4 +1,4 @@
-import { prepareQuery } from '../prepared.ts';
+import { boundCount, prepareQuery } from '../prepared.ts';
 import type { Db } from '../types.ts';
 import type { NumberRow } from '../../domain/records.ts';
 
@@ -15,7 +15,7 @@ export async function countNumbers(db: Db, accountId: number): Promise<number> {
 }
 
 const page = prepareQuery((db, accountId: number, limit: number, offset: number) =>
-  db.selectFrom('account_numbers').select(['number', 'status_id', 'blocked_at']).where('account_id', '=', accountId).orderBy('id').limit(limit).offset(offset),
+  db.selectFrom('account_numbers').select(['number', 'status_id', 'blocked_at']).where('account_id', '=', accountId).orderBy('id').limit(boundCount(limit)).offset(boundCount(offset)),
 );
 
 /** One page of numbers in id order. */
