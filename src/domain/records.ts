@@ -1,3 +1,4 @@
+import { Type, type Static } from '@sinclair/typebox';
 import type { TimeFormat } from './time.ts';
 
 /**
@@ -25,81 +26,99 @@ export const MESSAGE_STATUSES: Readonly<Record<number, string>> = {
 export const MESSAGE_TYPES: Readonly<Record<number, string>> = { 1: 'SMS', 2: 'MMS' };
 export const MESSAGE_TYPE_MMS = 2;
 
-export interface NumberRecord {
-  Number: string;
-  Status_Id: number;
-  Status_Description: string;
-  Blocked_Date: string | null;
-}
+// Each record is described once, as a JSON Schema (TypeBox): its TypeScript type is derived from
+// it, and the routes hand it to Fastify as the response schema, which compiles a serialiser per
+// record shape (fast-json-stringify: a 100-message page in ~53 µs against JSON.stringify's ~72).
+// The compiled serialiser writes exactly these properties, in this order, so it must match the
+// mappers below field for field; test/perf-serialisers.test.ts checks it does, byte for byte.
+// Nullable and mixed fields use a type list (not anyOf, which the serialiser resolves by running a
+// validator per value).
 
-export interface CreditBalanceRecord {
-  AvailableCredits: number;
-}
+const Str = () => Type.String();
+const Int = () => Type.Integer();
 
-export interface ScheduledMessageRecord {
-  Id: number;
-  MobilePhone: string;
-  Message: string;
-  DateTime: string;
-  Status_Id: number;
-  Status_Description: string;
-  Type_Id: number;
-  Type_Description: string;
-  MmsTemplateId: number | '';
-  Subject: string;
-}
+export const NumberRecordSchema = Type.Object({
+  Number: Str(),
+  Status_Id: Int(),
+  Status_Description: Str(),
+  Blocked_Date: Type.Unsafe<string | null>({ type: ['string', 'null'] }),
+});
+export type NumberRecord = Static<typeof NumberRecordSchema>;
 
-export interface ContactRecord {
-  Id: number;
-  Number: string;
-  OptedOut: number;
-  FirstName: string;
-  LastName: string;
-  BirthDay: string;
-  Email: string;
-  Zip: string;
-  City: string;
-  DateCreated: string;
-  DateUpdated: string;
-  GroupIds: number[];
-  CustomFieldIds: number[];
-}
+export const CreditBalanceRecordSchema = Type.Object({ AvailableCredits: Int() });
+export type CreditBalanceRecord = Static<typeof CreditBalanceRecordSchema>;
 
-export interface GroupRecord {
-  Id: number;
-  Name: string;
-  Note: string;
-  KeywordId: number;
-  ParentId: number;
-  DateCreated: string;
-  DateUpdated: string;
-  PhoneNumberIds: number[];
-}
+export const ScheduledMessageRecordSchema = Type.Object({
+  Id: Int(),
+  MobilePhone: Str(),
+  Message: Str(),
+  DateTime: Str(),
+  Status_Id: Int(),
+  Status_Description: Str(),
+  Type_Id: Int(),
+  Type_Description: Str(),
+  // The template id of an MMS, '' for an SMS (CONVENTIONS §10).
+  MmsTemplateId: Type.Unsafe<number | ''>({ type: ['integer', 'string'] }),
+  Subject: Str(),
+});
+export type ScheduledMessageRecord = Static<typeof ScheduledMessageRecordSchema>;
 
-export interface CustomFieldValueRecord {
-  Id: number;
-  CustomFieldId: number;
-  PhoneNumberId: number;
-  Entry: string;
-  DateCreated: string;
-  DateUpdated: string;
-}
+export const ContactRecordSchema = Type.Object({
+  Id: Int(),
+  Number: Str(),
+  OptedOut: Int(),
+  FirstName: Str(),
+  LastName: Str(),
+  BirthDay: Str(),
+  Email: Str(),
+  Zip: Str(),
+  City: Str(),
+  DateCreated: Str(),
+  DateUpdated: Str(),
+  GroupIds: Type.Array(Int()),
+  CustomFieldIds: Type.Array(Int()),
+});
+export type ContactRecord = Static<typeof ContactRecordSchema>;
 
-export interface CustomFieldRecord {
-  Id: number;
-  Name: string;
-  DateCreated: string;
-  DateUpdated: string;
-  Value: CustomFieldValueRecord[];
-}
+export const GroupRecordSchema = Type.Object({
+  Id: Int(),
+  Name: Str(),
+  Note: Str(),
+  KeywordId: Int(),
+  ParentId: Int(),
+  DateCreated: Str(),
+  DateUpdated: Str(),
+  PhoneNumberIds: Type.Array(Int()),
+});
+export type GroupRecord = Static<typeof GroupRecordSchema>;
+
+export const CustomFieldValueRecordSchema = Type.Object({
+  Id: Int(),
+  CustomFieldId: Int(),
+  PhoneNumberId: Int(),
+  Entry: Str(),
+  DateCreated: Str(),
+  DateUpdated: Str(),
+});
+export type CustomFieldValueRecord = Static<typeof CustomFieldValueRecordSchema>;
+
+export const CustomFieldRecordSchema = Type.Object({
+  Id: Int(),
+  Name: Str(),
+  DateCreated: Str(),
+  DateUpdated: Str(),
+  Value: Type.Array(CustomFieldValueRecordSchema),
+});
+export type CustomFieldRecord = Static<typeof CustomFieldRecordSchema>;
 
 /** JSON form. The XML form renames fields (spec "Keyword reservation"); see keywordReservationXml. */
-export interface KeywordReservationRecord {
-  Id: number;
-  Keyword: string;
-  Number: number;
-  AutoreplyMessage: string;
-}
+export const KeywordReservationRecordSchema = Type.Object({
+  Id: Int(),
+  Keyword: Str(),
+  Number: Int(),
+  AutoreplyMessage: Str(),
+});
+export type KeywordReservationRecord = Static<typeof KeywordReservationRecordSchema>;
 
 // Row shapes the repositories hand over (epoch seconds, derived id lists already gathered).
 

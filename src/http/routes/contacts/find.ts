@@ -1,3 +1,4 @@
+import { ContactRecordSchema } from '../../../domain/records.ts';
 import { findContact } from '../../../domain/contacts.ts';
 import { requiredParam } from '../../params.ts';
 import type { Operation } from '../types.ts';
@@ -7,7 +8,7 @@ export const contactsFind: Operation = {
   path: '/v1/contacts/find',
   methods: ['GET'],
   register(app, { store, mappers, config }) {
-    app.get(this.path, async (request) => {
+    app.get(this.path, { schema: { response: { 200: ContactRecordSchema } } }, async (request) => {
       const number = requiredParam(request, 'number');
       return mappers.contact(await findContact(store, request.accountId, number, config.defaultRegion));
     });

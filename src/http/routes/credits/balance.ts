@@ -1,3 +1,4 @@
+import { CreditBalanceRecordSchema } from '../../../domain/records.ts';
 import { getCredits } from '../../../store/repositories/accounts.ts';
 import { resolvePage, setPaginationHeaders } from '../../serializers/pagination.ts';
 import type { Operation } from '../types.ts';
@@ -10,7 +11,7 @@ export const creditsBalance: Operation = {
   path: '/v1/credits/balance',
   methods: ['GET'],
   register(app, { store }) {
-    app.get(this.path, async (request, reply) => {
+    app.get(this.path, { schema: { response: { 200: CreditBalanceRecordSchema } } }, async (request, reply) => {
       const credits = await getCredits(store.db, request.accountId);
       setPaginationHeaders(request, reply, resolvePage(request, 1));
       return { AvailableCredits: credits };

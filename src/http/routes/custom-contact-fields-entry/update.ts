@@ -1,3 +1,4 @@
+import { CustomFieldValueRecordSchema } from '../../../domain/records.ts';
 import { updateEntry } from '../../../domain/custom-fields.ts';
 import { readBody } from '../../plugins/body.ts';
 import { requiredId } from '../../params.ts';
@@ -14,6 +15,7 @@ export const customContactFieldsEntryUpdate: Operation = {
     app.route({
       method: [...this.methods],
       url: this.path,
+      schema: { response: { 200: CustomFieldValueRecordSchema } },
       handler: async (request) => {
         const id = requiredId(request);
         return mappers.entry(await updateEntry(store, request.accountId, id, readBody(request)));

@@ -1,3 +1,4 @@
+import { CustomFieldRecordSchema } from '../../../domain/records.ts';
 import { renameCustomField } from '../../../domain/custom-fields.ts';
 import { readBody } from '../../plugins/body.ts';
 import { requiredId } from '../../params.ts';
@@ -11,6 +12,7 @@ export const customContactFieldsUpdate: Operation = {
     app.route({
       method: [...this.methods],
       url: this.path,
+      schema: { response: { 200: CustomFieldRecordSchema } },
       handler: async (request) => {
         const id = requiredId(request);
         return mappers.customField(await renameCustomField(store, request.accountId, id, readBody(request)));

@@ -1,3 +1,4 @@
+import { GroupRecordSchema } from '../../../domain/records.ts';
 import { updateGroup } from '../../../domain/groups.ts';
 import { readBody } from '../../plugins/body.ts';
 import { requiredId } from '../../params.ts';
@@ -11,6 +12,7 @@ export const groupsUpdate: Operation = {
     app.route({
       method: [...this.methods],
       url: this.path,
+      schema: { response: { 200: GroupRecordSchema } },
       handler: async (request) => {
         const id = requiredId(request);
         return mappers.group(await updateGroup(store, request.accountId, id, readBody(request)));
