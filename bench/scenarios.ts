@@ -33,6 +33,20 @@ function tokenQuery(data: Dataset): string {
   return `access_token=${encodeURIComponent(data.token)}`;
 }
 
+/** A write whose JSON body `body()` builds anew for every request sent (fresh names, values, keywords). */
+function freshJsonWrite(method: 'PUT' | 'POST', path: string, body: () => string): Request {
+  return {
+    method,
+    path,
+    headers: JSON_HEADERS,
+    body: body(),
+    setupRequest: (req) => {
+      req.body = body();
+      return req;
+    },
+  };
+}
+
 /** Page that the deep-page scenario asks for: 90 % of the way through the list. */
 export function deepPage(messages: number): number {
   return Math.max(1, Math.floor(Math.ceil(messages / 100) * 0.9));
@@ -98,17 +112,7 @@ export const SCENARIOS: readonly Scenario[] = [
     status: 200,
     request: (d) => {
       const path = `/v1/groups/update?id=${d.group.id}&${tokenQuery(d)}`;
-      const body = () => JSON.stringify({ fname: `Segment ${runId}-${++counter}`, fnote: 'Renamed by the benchmark' });
-      return {
-        method: 'PUT',
-        path,
-        headers: JSON_HEADERS,
-        body: body(),
-        setupRequest: (req) => {
-          req.body = body();
-          return req;
-        },
-      };
+      return freshJsonWrite('PUT', path, () => JSON.stringify({ fname: `Segment ${runId}-${++counter}`, fnote: 'Renamed by the benchmark' }));
     },
   },
   {
@@ -118,17 +122,7 @@ export const SCENARIOS: readonly Scenario[] = [
     status: 200,
     request: (d) => {
       const path = `/v1/custom-contact-fields-entry/update?id=${d.entry.id}&${tokenQuery(d)}`;
-      const body = () => JSON.stringify({ frfield: d.entry.customFieldId, frcontact: String(d.entry.contactId), fvalue: `value ${++counter}` });
-      return {
-        method: 'POST',
-        path,
-        headers: JSON_HEADERS,
-        body: body(),
-        setupRequest: (req) => {
-          req.body = body();
-          return req;
-        },
-      };
+      return freshJsonWrite('POST', path, () => JSON.stringify({ frfield: d.entry.customFieldId, frcontact: String(d.entry.contactId), fvalue: `value ${++counter}` }));
     },
   },
   {
@@ -138,16 +132,7 @@ export const SCENARIOS: readonly Scenario[] = [
     status: 201,
     request: (d) => {
       const body = () => JSON.stringify({ Keyword: `K${runId}${++counter}`, Number: d.activeNumber, AutoreplyMessage: 'Thanks for joining!' });
-      return {
-        method: 'POST',
-        path: `/v1/keyword/reserve?${tokenQuery(d)}`,
-        headers: JSON_HEADERS,
-        body: body(),
-        setupRequest: (req) => {
-          req.body = body();
-          return req;
-        },
-      };
+      return freshJsonWrite('POST', `/v1/keyword/reserve?${tokenQuery(d)}`, body);
     },
   },
   {

@@ -13,19 +13,9 @@ import { createAccount, issueToken } from '../../src/domain/accounts.ts';
 import type { DemoAccount } from '../../src/domain/demo.ts';
 import { buildTestApp, withToken, type TestApp } from './app.ts';
 
-/** Yii2 reason phrases: the error `name` and the status text (CONVENTIONS §2). */
-export const REASON: Readonly<Record<number, string>> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  406: 'Not Acceptable',
-  413: 'Request Entity Too Large',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable entity',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-};
+import { REASON } from './reasons.ts';
+
+export { REASON };
 
 export const MSG = {
   invalidCredentials: 'Your request was made with invalid credentials.',

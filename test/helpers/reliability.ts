@@ -9,22 +9,9 @@ import { connect, type Socket } from 'node:net';
 import SQLite from 'better-sqlite3';
 import { XMLValidator } from 'fast-xml-parser';
 
-/** Yii2 reason phrases (CONVENTIONS §2) of every status the service may send, plus our additions. */
-export const REASON: Readonly<Record<number, string>> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  406: 'Not Acceptable',
-  408: 'Request Timeout',
-  413: 'Request Entity Too Large',
-  414: 'Request-URI Too Long',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable entity',
-  429: 'Too Many Requests',
-  431: 'Request Header Fields Too Large',
-  503: 'Service Unavailable',
-};
+import { REASON } from './reasons.ts';
+
+export { REASON };
 
 export const JSON_TYPE = 'application/json; charset=UTF-8';
 export const XML_TYPE = 'application/xml; charset=UTF-8';
