@@ -53,7 +53,8 @@ export interface BenchResult {
   machine: Machine;
   plan: { sizes: number[]; rounds: number; durationSeconds: number; warmupSeconds: number; connections: number; pacedSeconds: number; pacedShare: number };
   serverPinnedToCpu: number | null;
-  msgsvc: { env: Record<string, string>; logTo: string; nodeFlags?: string[] };
+  /** `runs`: what bin/msgsvc.js ran, the build in dist/ or the sources through tsx (bin/entry.js). */
+  msgsvc: { env: Record<string, string>; logTo: string; nodeFlags?: string[]; runs?: 'dist' | 'src' };
   datasets: DatasetResult[];
   scenarios: ScenarioResult[];
   skipped: { scenario: string; contacts: number; reason: string }[];
@@ -152,7 +153,7 @@ export function renderMarkdown(r: BenchResult, resultFile: string): string {
         ? `Both servers pinned to CPU ${r.serverPinnedToCpu} with taskset, load generator (autocannon, ${r.plan.connections} connections) on the other CPU. `
         : `No CPU pinning (taskset missing or one CPU); autocannon with ${r.plan.connections} connections. `) +
       `${r.plan.rounds} round(s) of ${r.plan.durationSeconds} s per server and scenario after a ${r.plan.warmupSeconds} s warm-up, ceiling and msgsvc alternating; ` +
-      `both servers run with \`node --no-memory-reducer\`, msgsvc also with the flags of \`npm start\` (${(r.msgsvc.nodeFlags ?? []).filter((f) => f !== '--no-memory-reducer').join(' ') || 'none'}), LOG_LEVEL=info. ` +
+      `both servers run with \`node --no-memory-reducer\`, msgsvc also with the flags of \`npm start\` (${(r.msgsvc.nodeFlags ?? []).filter((f) => f !== '--no-memory-reducer').join(' ') || 'none'}), LOG_LEVEL=info, ${r.msgsvc.runs === 'src' ? 'running the TypeScript sources through tsx (dist/ was missing or stale)' : 'running the build in dist/ as `npm start` does'}. ` +
       `"Half load": an open-loop client at half of msgsvc's saturated req/s for ${r.plan.pacedSeconds} s, at the largest size, then the ceiling at the same rate; latency counted from each request's scheduled time. ` +
       `Instructions per request: ${m.perfCounters ? 'perf stat -e instructions -p PID' : 'not available (perf has no hardware counters on this machine)'}. ` +
       `Raw numbers: \`${resultFile}\`.`,

@@ -24,6 +24,8 @@ import { parseArgs } from 'node:util';
 import { pacedLoad } from './lib/paced.ts';
 import { countInstructions, freePort, machine, pinSelf, runToCompletion, startServer, stopAll, type Server } from './lib/procs.ts';
 import { SCENARIOS, deepPage, type Dataset, type Scenario } from './scenarios.ts';
+// @ts-expect-error: plain JavaScript without type declarations (bin/ runs before anything is built).
+import { chooseEntry } from '../bin/entry.js';
 import { renderMarkdown, writeDocs, type BenchResult, type ScenarioResult, type SideResult } from './report.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -201,7 +203,7 @@ async function main(): Promise<void> {
     machine: m,
     plan: { sizes: plan.sizes, rounds: plan.rounds, durationSeconds: plan.duration, warmupSeconds: plan.warmup, connections: plan.connections, pacedSeconds: plan.paced, pacedShare: PACED_SHARE },
     serverPinnedToCpu: serverCpu ?? null,
-    msgsvc: { env: { LOG_LEVEL: 'info', MSGSVC_RATE_LIMIT: '1000000000' }, logTo: '/dev/null', nodeFlags: msgsvcNodeArgs },
+    msgsvc: { env: { LOG_LEVEL: 'info', MSGSVC_RATE_LIMIT: '1000000000' }, logTo: '/dev/null', nodeFlags: msgsvcNodeArgs, runs: chooseEntry(ROOT).entry },
     datasets: [],
     scenarios: [],
     skipped: [],
