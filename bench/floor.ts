@@ -8,8 +8,7 @@
  * MODE is a `+`-separated list: `db` reads the balance with a prepared statement, `hdr` sets the
  * ten exact-case headers msgsvc sends (Vary, X-Rate-Limit-*, X-Pagination-*, Link) through
  * `reply.raw.setHeader`, `log` logs one pino line per request (to standard output, like msgsvc).
- * Pin it like the bench does (`taskset -c 0`), load it with autocannon from the other CPU, and
- * compare its CPU time per request (`/proc/PID/stat`) with the ceiling's, in alternating rounds.
+ * bench/floor-compare.ts runs it against the ceiling and msgsvc, pinned like the bench.
  */
 import Database from 'better-sqlite3';
 import Fastify, { LogController } from 'fastify';

@@ -9,12 +9,13 @@
  * The .cpuprofile file stays in the data directory (open it in Chrome DevTools).
  */
 import autocannon from 'autocannon';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { freePort, machine, pinSelf, runToCompletion, startServer, stopAll } from './lib/procs.ts';
-import { SCENARIOS, type Dataset } from './scenarios.ts';
+import { freePort, machine, pinSelf, startServer, stopAll } from './lib/procs.ts';
+import { ensureDataset } from './lib/data.ts';
+import { SCENARIOS } from './scenarios.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: flags } = parseArgs({
@@ -51,7 +52,10 @@ function where(url: string): string {
   }
   if (url.startsWith('node:')) return url;
   const src = url.indexOf('/src/');
-  return src !== -1 ? url.slice(src + 1) : url;
+  if (src !== -1) return url.slice(src + 1);
+  // The build in dist/ (what bin/msgsvc.js runs when it is up to date): named by its source file.
+  const dist = url.indexOf('/dist/');
+  return dist !== -1 ? `src/${url.slice(dist + 6).replace(/\.js$/, '.ts')}` : url;
 }
 
 function analyse(file: string, top: number): void {
@@ -104,12 +108,8 @@ async function main(): Promise<void> {
   const dir = resolve(flags['data-dir']!);
   mkdirSync(dir, { recursive: true });
   const size = Number(flags.contacts);
-  const db = join(dir, `msgsvc-${size}.db`);
-  if (!existsSync(`${db}.json`)) {
-    const out = await runToCompletion(process.execPath, [join(ROOT, 'bin/msgsvc.js'), '--database-url', db, 'generate', '--contacts', String(size)]);
-    writeFileSync(`${db}.json`, out);
-  }
-  const data = JSON.parse(readFileSync(`${db}.json`, 'utf8')) as Dataset;
+  const data = await ensureDataset(dir, size);
+  const db = data.file;
   const profDir = join(dir, `profile-${flags.scenario}-${Date.now()}`);
   const port = await freePort();
   const extraEnv = Object.fromEntries((flags.env ?? []).map((kv) => kv.split('=') as [string, string]));

@@ -21,8 +21,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { ensureDataset } from './lib/data.ts';
 import { pacedLoad } from './lib/paced.ts';
-import { countInstructions, freePort, machine, pinSelf, runToCompletion, startServer, stopAll, type Server } from './lib/procs.ts';
+import { countInstructions, freePort, machine, pinSelf, startServer, stopAll, type Server } from './lib/procs.ts';
 import { SCENARIOS, deepPage, type Dataset, type Scenario } from './scenarios.ts';
 // @ts-expect-error: plain JavaScript without type declarations (bin/ runs before anything is built).
 import { chooseEntry } from '../bin/entry.js';
@@ -169,19 +170,8 @@ async function check(server: Server, scenario: Scenario, data: Dataset): Promise
 }
 
 async function generate(dir: string, size: number): Promise<Dataset & { generateSeconds: number }> {
-  const file = join(dir, `msgsvc-${size}.db`);
-  const summaryFile = `${file}.json`;
-  if (existsSync(file) && existsSync(summaryFile)) {
-    log(`reusing ${file}`);
-    return { ...(JSON.parse(readFileSync(summaryFile, 'utf8')) as Dataset & { seconds: number }), generateSeconds: NaN };
-  }
-  log(`generating ${size.toLocaleString('en-US')} contacts into ${file}`);
-  const out = await runToCompletion(process.execPath, [join(ROOT, 'bin/msgsvc.js'), '--database-url', file, 'generate', '--contacts', String(size)], {
-    MSGSVC_DEMO: '0',
-  });
-  writeFileSync(summaryFile, out);
-  const summary = JSON.parse(out) as Dataset & { seconds: number };
-  return { ...summary, generateSeconds: summary.seconds };
+  log(`${existsSync(join(dir, `msgsvc-${size}.db.json`)) ? 'reusing' : 'generating'} ${size.toLocaleString('en-US')} contacts in ${dir}`);
+  return ensureDataset(dir, size);
 }
 
 async function main(): Promise<void> {
