@@ -20,7 +20,7 @@ export interface SideResult {
   /** Median over rounds of the server's CPU time (user + system) per response, in µs. */
   cpuMicrosPerRequest?: number;
   /** Open-loop latency at a steady rate below saturation (msgsvc's half load; the ceiling at the same rate). */
-  paced?: { rate: number; p50Ms: number; p99Ms: number; maxMs: number; achievedRps: number; unexpected: number; errors: number };
+  paced?: { rate: number; p50Ms: number; p99Ms: number; maxMs: number; achievedRps: number; unexpected: number; errors: number; rounds?: number; roundP99Ms?: number[] };
 }
 
 export interface ScenarioResult {
@@ -51,7 +51,7 @@ export interface BenchResult {
   date: string;
   mode: 'quick' | 'full';
   machine: Machine;
-  plan: { sizes: number[]; rounds: number; durationSeconds: number; warmupSeconds: number; connections: number; pacedSeconds: number; pacedShare: number };
+  plan: { sizes: number[]; rounds: number; durationSeconds: number; warmupSeconds: number; connections: number; pacedSeconds: number; pacedRounds?: number; pacedShare: number };
   serverPinnedToCpu: number | null;
   /** `runs`: what bin/msgsvc.js ran, the build in dist/ or the sources through tsx (bin/entry.js). */
   msgsvc: { env: Record<string, string>; logTo: string; nodeFlags?: string[]; runs?: 'dist' | 'src' };
@@ -154,7 +154,7 @@ export function renderMarkdown(r: BenchResult, resultFile: string): string {
         : `No CPU pinning (taskset missing or one CPU); autocannon with ${r.plan.connections} connections. `) +
       `${r.plan.rounds} round(s) of ${r.plan.durationSeconds} s per server and scenario after a ${r.plan.warmupSeconds} s warm-up, ceiling and msgsvc alternating; ` +
       `both servers run with \`node --no-memory-reducer\`, msgsvc also with the flags of \`npm start\` (${(r.msgsvc.nodeFlags ?? []).filter((f) => f !== '--no-memory-reducer').join(' ') || 'none'}), LOG_LEVEL=info, ${r.msgsvc.runs === 'src' ? 'running the TypeScript sources through tsx (dist/ was missing or stale)' : 'running the build in dist/ as `npm start` does'}. ` +
-      `"Half load": an open-loop client at half of msgsvc's saturated req/s for ${r.plan.pacedSeconds} s, at the largest size, then the ceiling at the same rate; latency counted from each request's scheduled time. ` +
+      `"Half load": an open-loop client at half of msgsvc's saturated req/s, at the largest size, ${r.plan.pacedRounds ?? 1} round(s) of ${r.plan.pacedSeconds} s per server alternating with the ceiling at the same rate, percentiles over all rounds; latency counted from each request's scheduled time. ` +
       `Instructions per request: ${m.perfCounters ? 'perf stat -e instructions -p PID' : 'not available (perf has no hardware counters on this machine)'}. ` +
       `Raw numbers: \`${resultFile}\`.`,
   );

@@ -20,6 +20,38 @@ export interface PacedResult {
   achievedRps: number;
 }
 
+/** One paced run: its summary and every latency it measured (ms, ascending). */
+export interface PacedRun extends PacedResult {
+  latenciesMs: number[];
+}
+
+/** The latency at quantile `q` of ascending `sorted` values (ms, 2 decimals); NaN when empty. */
+function quantile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! * 100) / 100;
+}
+
+/**
+ * Several paced runs of one server as one: percentiles over all their latencies together, counts
+ * summed, the achieved rate averaged, and each run's own p99 kept for the record.
+ */
+export function poolPacedRuns(runs: PacedRun[]): PacedResult & { rounds: number; roundP99Ms: number[] } {
+  const all = runs.flatMap((r) => r.latenciesMs).sort((a, b) => a - b);
+  const sum = (pick: (r: PacedRun) => number) => runs.reduce((n, r) => n + pick(r), 0);
+  return {
+    sent: sum((r) => r.sent),
+    ok: sum((r) => r.ok),
+    unexpected: sum((r) => r.unexpected),
+    errors: sum((r) => r.errors),
+    p50Ms: quantile(all, 0.5),
+    p99Ms: quantile(all, 0.99),
+    maxMs: quantile(all, 1),
+    achievedRps: Math.round(sum((r) => r.achievedRps) / Math.max(1, runs.length)),
+    rounds: runs.length,
+    roundP99Ms: runs.map((r) => r.p99Ms),
+  };
+}
+
 interface Conn {
   socket: net.Socket;
   busy: boolean;
@@ -57,7 +89,7 @@ function completeLength(buf: Buffer, head: boolean): { length: number; status: n
  * server's latency (p50 ~1 ms for a server that answers in 0.1 ms). Spinning keeps each send
  * within a few µs of its time, at the cost of one busy CPU. Without it, timers are used.
  */
-export async function pacedLoad(baseUrl: string, request: Request, options: { rate: number; seconds: number; connections: number; expected: number; spin?: boolean }): Promise<PacedResult> {
+export async function pacedLoad(baseUrl: string, request: Request, options: { rate: number; seconds: number; connections: number; expected: number; spin?: boolean }): Promise<PacedRun> {
   const url = new URL(baseUrl);
   const host = url.host;
   const total = Math.round(options.rate * options.seconds);
@@ -135,15 +167,15 @@ export async function pacedLoad(baseUrl: string, request: Request, options: { ra
   const elapsed = (performance.now() - start) / 1000;
   for (const c of conns) c.socket.destroy();
   latencies.sort((a, b) => a - b);
-  const at = (p: number) => (latencies.length === 0 ? NaN : latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!);
   return {
     sent,
     ok,
     unexpected,
     errors: errors + (total - finished),
-    p50Ms: Math.round(at(0.5) * 100) / 100,
-    p99Ms: Math.round(at(0.99) * 100) / 100,
-    maxMs: Math.round(at(1) * 100) / 100,
+    p50Ms: quantile(latencies, 0.5),
+    p99Ms: quantile(latencies, 0.99),
+    maxMs: quantile(latencies, 1),
     achievedRps: Math.round(ok / elapsed),
+    latenciesMs: latencies,
   };
 }
