@@ -30,6 +30,8 @@ export function chooseEntry(root, env = process.env) {
   if (env.MSGSVC_FROM_SOURCE === '1') return { entry: 'src', stale: false };
   const stamp = join(root, BUILD_STAMP);
   if (!existsSync(stamp)) return { entry: 'src', stale: false };
-  const fresh = statSync(stamp).mtimeMs >= newestMtime(join(root, 'src'));
+  // A copy without sources (only dist/) can only run the build.
+  const sources = join(root, 'src');
+  const fresh = !existsSync(sources) || statSync(stamp).mtimeMs >= newestMtime(sources);
   return { entry: fresh ? 'dist' : 'src', stale: !fresh };
 }

@@ -57,3 +57,10 @@ test('MSGSVC_FROM_SOURCE=1 always runs the sources', (t) => {
   build(root, 10);
   assert.deepEqual(chooseEntry(root, { MSGSVC_FROM_SOURCE: '1' }), { entry: 'src', stale: false });
 });
+
+test('a copy with a build and no sources runs the build', (t) => {
+  const root = tree(t);
+  rmSync(join(root, 'src'), { recursive: true });
+  build(root, 10);
+  assert.deepEqual(chooseEntry(root, {}), { entry: 'dist', stale: false });
+});
