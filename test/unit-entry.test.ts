@@ -24,6 +24,12 @@ function age(file: string, secondsAgo: number): void {
   utimesSync(file, at, at);
 }
 
+/** Sets the modification times of the two source files `tree` makes. */
+function sourcesChanged(root: string, mainSecondsAgo: number, routesSecondsAgo: number): void {
+  age(join(root, 'src/main.ts'), mainSecondsAgo);
+  age(join(root, 'src/http/routes/index.ts'), routesSecondsAgo);
+}
+
 function build(root: string, secondsAgo: number): void {
   mkdirSync(join(root, 'dist'), { recursive: true });
   writeFileSync(join(root, BUILD_STAMP), '');
@@ -36,24 +42,21 @@ test('without a build, the sources run', (t) => {
 
 test('a build newer than every source file runs', (t) => {
   const root = tree(t);
-  age(join(root, 'src/main.ts'), 100);
-  age(join(root, 'src/http/routes/index.ts'), 100);
+  sourcesChanged(root, 100, 100);
   build(root, 10);
   assert.deepEqual(chooseEntry(root, {}), { entry: 'dist', stale: false });
 });
 
 test('a source file changed after the build, however deep, makes the build stale', (t) => {
   const root = tree(t);
-  age(join(root, 'src/main.ts'), 100);
-  age(join(root, 'src/http/routes/index.ts'), 5);
+  sourcesChanged(root, 100, 5);
   build(root, 10);
   assert.deepEqual(chooseEntry(root, {}), { entry: 'src', stale: true });
 });
 
 test('MSGSVC_FROM_SOURCE=1 always runs the sources', (t) => {
   const root = tree(t);
-  age(join(root, 'src/main.ts'), 100);
-  age(join(root, 'src/http/routes/index.ts'), 100);
+  sourcesChanged(root, 100, 100);
   build(root, 10);
   assert.deepEqual(chooseEntry(root, { MSGSVC_FROM_SOURCE: '1' }), { entry: 'src', stale: false });
 });
