@@ -59,8 +59,17 @@ export interface BenchResult {
   scenarios: ScenarioResult[];
   skipped: { scenario: string; contacts: number; reason: string }[];
   ceilingPeakRssMiB?: number;
+  /** contacts/import of a generated CSV file (bench/import-1m.ts), issue 10's import target. */
+  import?: ImportResult;
   targets?: TargetResult[];
   seconds: number;
+}
+
+export interface ImportResult {
+  rows: number;
+  seconds: number;
+  rowsPerSecond: number;
+  peakRssMB: number;
 }
 
 export interface TargetResult {
@@ -90,6 +99,13 @@ export function evaluateTargets(r: BenchResult): TargetResult[] {
       met: worst >= min,
     });
   };
+  if (r.import && r.import.rows >= 1_000_000) {
+    out.push({
+      target: `contacts/import of ${human(r.import.rows)} rows ≤ 60 s, peak RSS ≤ 300 MB`,
+      measured: `${r.import.seconds.toFixed(1)} s (${fmt(r.import.rowsPerSecond)} rows/s), ${fmt(r.import.peakRssMB)} MB`,
+      met: r.import.seconds <= 60 && r.import.peakRssMB <= 300,
+    });
+  }
   ratioTarget('balance-json', 0.7, 'credits/balance JSON');
   ratioTarget('balance-xml', 0.6, 'credits/balance XML');
   const findLarge = at('contacts-find', largest);

@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureDataset } from './lib/data.ts';
 import { pacedLoad, poolPacedRuns, type PacedRun } from './lib/paced.ts';
-import { countInstructions, freePort, machine, pinSelf, startServer, stopAll, type Server } from './lib/procs.ts';
+import { countInstructions, freePort, machine, pinSelf, runToCompletion, startServer, stopAll, type Server } from './lib/procs.ts';
 import { SCENARIOS, deepPage, type Dataset, type Scenario } from './scenarios.ts';
 // @ts-expect-error: plain JavaScript without type declarations (bin/ runs before anything is built).
 import { chooseEntry } from '../bin/entry.js';
@@ -293,6 +293,17 @@ async function main(): Promise<void> {
   }
   result.ceilingPeakRssMiB = ceiling.peakRssMiB();
   await ceiling.stop();
+
+  // contacts/import of a generated CSV file, in its own process (bench/import-1m.ts): 1 M rows in
+  // a full run, 100 k in a quick one.
+  const importRows = quick ? 100_000 : 1_000_000;
+  if (!flags.only && fits(quick ? 20 : 90)) {
+    log(`contacts/import of ${importRows.toLocaleString('en-US')} rows (bench/import-1m.ts)`);
+    result.import = await runImportBench(importRows);
+    log(`contacts/import: ${result.import.seconds} s, ${result.import.rowsPerSecond} rows/s, peak RSS ${result.import.peakRssMB} MB`);
+  } else {
+    result.skipped.push({ scenario: 'contacts-import', contacts: importRows, reason: flags.only ? '--only' : 'time budget' });
+  }
   if (!keepData) rmSync(dataDir, { recursive: true, force: true });
 
   result.seconds = Math.round((Date.now() - started) / 1000);
@@ -307,6 +318,14 @@ async function main(): Promise<void> {
     writeDocs(join(ROOT, 'docs/PERFORMANCE.md'), markdown);
     log('docs/PERFORMANCE.md updated');
   }
+}
+
+/** Runs bench/import-1m.ts and reads its summary line (`IMPORT {json}`). */
+async function runImportBench(rows: number): Promise<NonNullable<BenchResult['import']>> {
+  const stdout = await runToCompletion(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/import-1m.ts'), String(rows)], { MSGSVC_BENCH_REPORT_ONLY: '1' });
+  const line = stdout.split('\n').find((l) => l.startsWith('IMPORT '));
+  if (!line) throw new Error(`bench/import-1m.ts printed no summary:\n${stdout}`);
+  return JSON.parse(line.slice('IMPORT '.length)) as NonNullable<BenchResult['import']>;
 }
 
 const watchdog = setTimeout(() => {

@@ -13,6 +13,8 @@ export interface Dataset {
   activeNumber: string;
   group: { id: number; members: number };
   entry: { id: number; customFieldId: number; contactId: number };
+  /** Ids of the first (up to) 1,000 contacts. */
+  contactIds: number[];
 }
 
 export interface Scenario {
@@ -134,6 +136,47 @@ export const SCENARIOS: readonly Scenario[] = [
       const body = () => JSON.stringify({ Keyword: `K${runId}${++counter}`, Number: d.activeNumber, AutoreplyMessage: 'Thanks for joining!' });
       return freshJsonWrite('POST', `/v1/keyword/reserve?${tokenQuery(d)}`, body);
     },
+  },
+  {
+    name: 'contacts-page1',
+    title: 'contacts/index page 1',
+    kind: 'read',
+    status: 200,
+    request: (d) => ({ method: 'GET', path: `/v1/contacts/index?${tokenQuery(d)}` }),
+  },
+  {
+    name: 'contacts-deep',
+    title: 'contacts/index deep page',
+    kind: 'read',
+    status: 200,
+    request: (d) => ({ method: 'GET', path: `/v1/contacts/index?${tokenQuery(d)}&page=${deepPage(d.contacts)}` }),
+  },
+  {
+    name: 'contacts-create',
+    title: 'contacts/create (fresh numbers)',
+    kind: 'write',
+    status: 201,
+    request: (d) => {
+      // US numbers from a random start, one new number per request (no 422 for a taken number).
+      const start = Math.floor(Math.random() * 5_000_000_000);
+      const number = () => {
+        const n = start + ++counter;
+        return `+1${200 + (Math.floor(n / 10_000_000) % 800)}${String(n % 10_000_000).padStart(7, '0')}`;
+      };
+      return freshJsonWrite('POST', `/v1/contacts/create?${tokenQuery(d)}`, () => JSON.stringify({ Number: number(), FirstName: 'Bench', City: 'Austin' }));
+    },
+  },
+  {
+    name: 'groups-add-1000',
+    title: 'groups/add-contacts (1,000 ids)',
+    kind: 'write',
+    status: 200,
+    request: (d) => ({
+      method: 'POST',
+      path: `/v1/groups/add-contacts?id=${d.group.id}&${tokenQuery(d)}`,
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ PhoneNumberIds: d.contactIds.slice(0, 1000) }),
+    }),
   },
   {
     name: 'unauthorized',

@@ -25,8 +25,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createDemoAccount, type DemoAccount } from '../src/domain/demo.ts';
-import { recordMappers } from '../src/domain/records.ts';
+import { createDemoAccount, type DemoAccount } from '../src/cli/demo.ts';
+import { recordMappers } from '../src/http/schemas/index.ts';
 import { createTimeFormat } from '../src/domain/time.ts';
 import { migrateToLatest, openStore } from '../src/store/db.ts';
 

@@ -1,23 +1,29 @@
+import { METHODS, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { PassThrough, Readable } from 'node:stream';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
-import { recordMappers } from './domain/records.ts';
-import { createTimeFormat } from './domain/time.ts';
+import { createTimeFormat, systemClock, type Clock } from './domain/time.ts';
 import { createAuthenticator } from './http/plugins/auth.ts';
-import { collectRawBodies } from './http/plugins/body.ts';
+import { collectRawBodies, mediaTypeOf } from './http/plugins/body.ts';
 import { createErrorHandler, sendError } from './http/plugins/error-handler.ts';
 import { negotiate, negotiateFormat, negotiateHook } from './http/plugins/negotiate.ts';
 import { createRateLimit } from './http/plugins/rate-limit.ts';
 import { createLogger, logRequest } from './http/log.ts';
 import { parseParams } from './http/query.ts';
-import { allowedMethods, OPERATIONS } from './http/routes/index.ts';
-import { errorBody, HttpError, JSON_TYPE, REASON_PHRASES, setWireHeader } from './http/wire.ts';
+import { allowedMethods, CONTROLLERS, OPERATIONS } from './http/routes/index.ts';
+import { registerOperations } from './http/operation.ts';
+import { createIdempotency } from './http/plugins/idempotency.ts';
+import { fieldsHook } from './http/serializers/fields.ts';
+import { castHeaderNames, errorBody, escapeJsonLineTerminators, HttpError, JSON_TYPE, REASON_PHRASES, setWireHeader, WireResponse } from './http/wire.ts';
 import { pingStore, type Store } from './store/db.ts';
 import { createRateLimiterBackend } from './http/rate-limiter-backend.ts';
 
 export interface AppDeps {
   store: Store;
+  /** Time source of the domain and of Idempotency-Key expiry (tests pass a manual clock); default the system clock. */
+  clock?: Clock;
   /** Where log lines go (default stdout). */
   logDestination?: DestinationStream;
 }
@@ -33,6 +39,183 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 function pathOf(url: string): string {
   const q = url.indexOf('?');
   return q === -1 ? url : url.slice(0, q);
+}
+
+/** True when `/v1/<controller>` has a default action, `index` (read from the registry on each call). */
+function hasIndexAction(controller: string): boolean {
+  if (!Object.hasOwn(CONTROLLERS, controller)) return false;
+  const path = `/v1/${controller}/index`;
+  return CONTROLLERS[controller]!.some((op) => op.path === path);
+}
+
+/**
+ * The request target Yii2 routes (CONVENTIONS §11 "Routing"): leading repeated slashes are one
+ * (`//v1/numbers/index`), trailing slashes are dropped (`/v1/numbers/index/`), and a controller path
+ * without an action gets its default action `index` when the controller has one (`/v1/numbers` →
+ * `/v1/numbers/index`). Repeated slashes inside the path stay (no route: 404). The query is kept as
+ * it is. A target that needs none of this (every ordinary one) is returned as it is after a few
+ * character tests, without slicing.
+ */
+export function canonicalUrl(url: string): string {
+  const q = url.indexOf('?');
+  const end = q === -1 ? url.length : q;
+  if (url.charCodeAt(1) !== 0x2f && url.charCodeAt(end - 1) !== 0x2f && !(end > 4 && url.lastIndexOf('/', end - 1) === 3 && url.startsWith('/v1/'))) {
+    return url;
+  }
+  const path = url.slice(0, end);
+  let p = path;
+  if (p.length > 1 && p.charCodeAt(1) === 0x2f) {
+    let i = 1;
+    while (p.charCodeAt(i) === 0x2f) i++;
+    p = p.slice(i - 1);
+  }
+  if (p.length > 1 && p.charCodeAt(p.length - 1) === 0x2f) {
+    let j = p.length - 1;
+    while (j > 1 && p.charCodeAt(j - 1) === 0x2f) j--;
+    p = p.slice(0, j);
+  }
+  if (p.length > 4 && p.startsWith('/v1/') && p.indexOf('/', 4) === -1 && hasIndexAction(p.slice(4))) p += '/index';
+  return p === path ? url : p + url.slice(end);
+}
+
+const FORM_MEDIA = 'application/x-www-form-urlencoded';
+/** The body a POST carried, read before routing for its `_method` field (see overrideFromBody). */
+const kPeekedBody = Symbol('msgsvc.peekedBody');
+/** Set when `_method` decided the method, so X-Http-Method-Override is not read. */
+const kMethodFromBody = Symbol('msgsvc.methodFromBody');
+type PeekedRequest = IncomingMessage & { [kPeekedBody]?: Readable; [kMethodFromBody]?: boolean };
+
+/** PHP strtoupper: ASCII letters only. */
+function asciiUpper(text: string): string {
+  return /[a-z]/.test(text) ? text.replace(/[a-z]+/g, (m) => m.toUpperCase()) : text;
+}
+
+const KNOWN_METHODS: ReadonlySet<string> = new Set(METHODS);
+
+/**
+ * The method a request is routed by after an override (CONVENTIONS §11 "Method override"):
+ * `override` as Yii2's Request::getMethod returns it (upper-cased, PHP strtoupper), with two
+ * adjustments that keep the HTTP exchange sound and the answer Yii2's:
+ * - HEAD on a request that is not a HEAD is routed as GET: Yii2 serves it as the GET-able action
+ *   it is, body included (only a real HEAD loses its body, and Node decided that from the request
+ *   line), whereas a HEAD route here would announce a body it does not send;
+ * - a method that is no HTTP method Node knows (`FOO`, ``, `PUT, GET`) is routed as TRACE, which no
+ *   operation answers, so it gets the routing 404 or the 405 with Allow like any other method
+ *   (Fastify's router has no catch-all for unknown methods).
+ */
+export function overriddenMethod(actual: string | undefined, override: string): string {
+  const method = asciiUpper(override);
+  if (method === 'HEAD') return actual === 'HEAD' ? 'HEAD' : 'GET';
+  return KNOWN_METHODS.has(method) ? method : 'TRACE';
+}
+
+/**
+ * Fastify's rewriteUrl, run before routing, so the route, the 405 check (not-found handler +
+ * allowedMethods) and Allow all see the method override and the canonical path (CONVENTIONS §11
+ * "Method override", "Routing"). `X-Http-Method-Override: PUT` makes any request a PUT, unless a form
+ * body's `_method` already decided (Yii2 Request::getMethod reads `_method` first). Without the
+ * header this is one property read, then canonicalUrl.
+ */
+function rewriteRequest(req: IncomingMessage): string {
+  const override = req.headers['x-http-method-override'];
+  if (override !== undefined && (req as PeekedRequest)[kMethodFromBody] !== true) {
+    req.method = overriddenMethod(req.method, Array.isArray(override) ? override.join(', ') : override);
+  }
+  return canonicalUrl(req.url ?? '/');
+}
+
+/**
+ * `_method` in a POST form body (CONVENTIONS §11, Yii2 Request::getMethod reading
+ * `$_POST['_method']`): the method must be known before routing, but the body comes after the
+ * head. So the HTTP server's 'request' listener is wrapped: a POST whose Content-Type media type is
+ * exactly `application/x-www-form-urlencoded` and whose body is within `limit` bytes is read whole
+ * first; a `_method` other than GET, HEAD or OPTIONS (upper-cased) becomes the request's method; then
+ * the request goes to Fastify, and the root preParsing hook hands the body parser the bytes read
+ * (replayBody). A larger body is not read ahead (Fastify answers 413 as usual). Every other
+ * request goes straight to Fastify. `app.inject` calls Fastify's handler directly, so it does not
+ * pass here: `_method` is a property of the HTTP server.
+ */
+function overrideFromBody(app: FastifyInstance, limit: number): void {
+  const listeners = app.server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  if (listeners.length !== 1) throw new Error('expected Fastify to be the only request listener');
+  const handle = listeners[0]!;
+  app.server.removeAllListeners('request');
+  app.server.on('request', (req: PeekedRequest, res: ServerResponse) => {
+    if (req.method !== 'POST' || mediaTypeOf(req.headers['content-type']) !== FORM_MEDIA) return handle(req, res);
+    const declared = Number(req.headers['content-length']);
+    if (declared > limit) return handle(req, res);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size > limit) {
+        // Too large to peek: hand over what was read followed by the rest, unread.
+        cleanup();
+        req.pause();
+        const rest = new PassThrough();
+        rest.write(Buffer.concat(chunks));
+        req.pipe(rest);
+        req[kPeekedBody] = rest;
+        handle(req, res);
+      }
+    };
+    const onEnd = () => {
+      cleanup();
+      const body = Buffer.concat(chunks);
+      // PHP's $_POST['_method']: the form read as PHP reads it (`.method` and `%5Fmethod` are `_method` too).
+      const value = body.length === 0 ? undefined : parseParams(decodeForm(body)).get('_method');
+      if (typeof value === 'string') {
+        const method = asciiUpper(value);
+        if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS') {
+          req.method = overriddenMethod(req.method, method);
+          req[kMethodFromBody] = true;
+        }
+      }
+      req[kPeekedBody] = Readable.from([body], { objectMode: false });
+      handle(req, res);
+    };
+    const onAbort = () => cleanup();
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onAbort);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onAbort);
+  });
+}
+
+/** A form body as text: UTF-8 when it is UTF-8, else byte by byte (as readBody reads it). */
+function decodeForm(body: Buffer): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(body);
+  } catch {
+    return body.toString('latin1');
+  }
+}
+
+/** preParsing (root): the body overrideFromBody already read, replayed for the parser. */
+function replayBody(request: FastifyRequest, _reply: FastifyReply, payload: Readable, done: (err: Error | null, stream?: Readable) => void): void {
+  const peeked = (request.raw as PeekedRequest)[kPeekedBody];
+  done(null, peeked ?? payload);
+}
+
+/**
+ * onSend (root), the last step before the head is written (CONVENTIONS §11 "Responses"):
+ * - header names exactly cased: on the wire the server's WireResponse does it; a response built by
+ *   `app.inject` gets the same casing here (castHeaderNames), so both show the names Node writes;
+ * - no Content-Type on a 204;
+ * - JSON escapes U+2028 and U+2029 (escapeJsonLineTerminators: one regex test).
+ */
+function wireOnSend(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, value?: unknown) => void): void {
+  castHeaderNames(reply.raw);
+  if (reply.statusCode === 204) reply.raw.removeHeader('Content-Type');
+  if (typeof payload === 'string' && request.format === 'json' && payload.length > 0 && (payload.charCodeAt(0) === 0x7b || payload.charCodeAt(0) === 0x5b)) {
+    return done(null, escapeJsonLineTerminators(payload));
+  }
+  done(null, payload);
 }
 
 /** Largest request target (path and query) in bytes; longer: 414. Below the 16 KiB head limit, like Apache and nginx. */
@@ -101,6 +284,8 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
       headersTimeout: config.requestTimeoutMs,
       connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(config.requestTimeoutMs / 4))),
       maxHeaderSize: MAX_HEADER_BYTES,
+      // Header names exactly cased on the wire, Fastify's lower-case ones included (CONVENTIONS §11).
+      ServerResponse: WireResponse,
       // Node's own 400 for a missing Host has an empty body; the first onRequest hook answers it instead.
       requireHostHeader: false,
     },
@@ -109,6 +294,8 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
     return503OnClosing: false,
     // Query strings are read the PHP way in the first onRequest hook (src/http/query.ts).
     routerOptions: { querystringParser: () => ({}) },
+    // Method override and the canonical path, before routing (CONVENTIONS §11).
+    rewriteUrl: rewriteRequest,
     clientErrorHandler,
     // A path with a broken %-escape matches no route (Yii2 urldecodes it and finds none): the
     // CONVENTIONS 404, not Fastify's own 400 body, which also echoes the URL with its token.
@@ -134,14 +321,16 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
   // Synchronous hooks take `done`: no promise per request (src/http/plugins/* do the same).
   app.addHook('onRequest', (request, _reply, done) => {
     if (request.url.length > MAX_URL_BYTES) {
+      // The query of a 414 is not read; the steps that still run (error rendering) see none.
+      request.queryParams = new Map();
       return done(new HttpError(414, `Request-URI Too Long: the URL is over the limit of ${MAX_URL_BYTES} bytes.`));
-    }
-    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      return done(new HttpError(400, 'Bad Request: an HTTP/1.1 request must carry a Host header.'));
     }
     const q = request.url.indexOf('?');
     request.rawQuery = q === -1 ? '' : request.url.slice(q + 1);
     request.queryParams = parseParams(request.rawQuery);
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      return done(new HttpError(400, 'Bad Request: an HTTP/1.1 request must carry a Host header.'));
+    }
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
@@ -152,12 +341,15 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
   // a word) gets the CONVENTIONS 405 or 404; an Expect other than 100-continue (Node's default is an
   // empty 417) is ignored, as RFC 9110 allows, and the request is served.
   app.server.on('connect', (req: { url?: string }, socket: Socket) => {
-    const allow = allowedMethods(pathOf(req.url ?? ''));
+    const allow = allowedMethods(pathOf(canonicalUrl(req.url ?? '/')));
     if (allow === undefined) endSocketWithError(socket, 404, 'Page not found.');
     else endSocketWithError(socket, 405, `Method Not Allowed. This URL can only handle the following request methods: ${allow}.`, `Allow: ${allow}\r\n`);
   });
   app.server.on('checkExpectation', (req, res) => app.server.emit('request', req, res));
   collectRawBodies(app);
+  overrideFromBody(app, config.bodyLimitBytes);
+  app.addHook('preParsing', replayBody);
+  app.addHook('onSend', wireOnSend);
   app.setErrorHandler(createErrorHandler(config.bodyLimitBytes));
 
   // Unknown paths are 404 (rendered in the negotiated format when it can be negotiated); known
@@ -175,7 +367,10 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
 
   // Operational probes, outside /v1 and without a token: liveness, and readiness of the
   // database and (when configured) Redis.
-  app.get('/healthz', async (_request, reply) => reply.type(JSON_TYPE).send({ status: 'ok' }));
+  app.get('/healthz', async (_request, reply) => {
+    setWireHeader(reply, 'Content-Type', JSON_TYPE);
+    return reply.send({ status: 'ok' });
+  });
   app.get('/readyz', async (_request, reply) => {
     const check = async (fn: () => Promise<void>) => {
       try {
@@ -190,15 +385,19 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
       limits.kind === 'redis' ? check(() => limits.ping()) : Promise.resolve('not configured'),
     ]);
     const ready = database === 'ok' && redis !== 'unavailable';
-    return reply.code(ready ? 200 : 503).type(JSON_TYPE).send({ status: ready ? 'ok' : 'unavailable', database, redis });
+    setWireHeader(reply, 'Content-Type', JSON_TYPE);
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', database, redis });
   });
 
-  const mappers = recordMappers(createTimeFormat(config.timeZone));
+  const clock = deps.clock ?? systemClock;
+  const routeDeps = { store: deps.store, config, time: createTimeFormat(config.timeZone), clock };
+  const idempotency = createIdempotency(deps.store, { now: () => clock.nowSeconds() });
   app.register(async (api) => {
     api.addHook('onRequest', negotiateHook);
     api.addHook('onRequest', createAuthenticator(deps.store, config.tokenCacheMs));
     api.addHook('onRequest', createRateLimit(config.rateLimit, config.rateWindowSeconds, limits.limiter));
-    for (const op of OPERATIONS) op.register(api, { store: deps.store, mappers, config });
+    api.addHook('preSerialization', fieldsHook);
+    registerOperations(api, OPERATIONS, routeDeps, idempotency);
   });
 
   return app;

@@ -28,6 +28,11 @@ export interface Config {
   /** Largest accepted request body in bytes (MSGSVC_BODY_LIMIT); larger bodies get 413. */
   readonly bodyLimitBytes: number;
   /**
+   * Largest contacts/import CSV body in bytes (MSGSVC_IMPORT_BODY_LIMIT, default 52,428,800 = 50 MB,
+   * API-EXTENSIONS §2); larger bodies get 413.
+   */
+  readonly importBodyLimitBytes: number;
+  /**
    * Time a client has to send a whole request, headers and body (MSGSVC_REQUEST_TIMEOUT_MS);
    * a slower one gets 408 and the connection is closed, so slow clients cannot hold connections.
    */
@@ -46,6 +51,38 @@ export interface Config {
   readonly redisUrl: string | undefined;
   /** Prefix of the rate-limit keys in Redis (MSGSVC_RATE_KEY_PREFIX), so deployments can share one Redis. */
   readonly rateKeyPrefix: string;
+  /** Credits one SMS segment costs (MSGSVC_SMS_SEGMENT_CREDITS, default 1; API-EXTENSIONS §6 "Cost"). */
+  readonly smsSegmentCredits: number;
+  /** Credits one MMS costs (MSGSVC_MMS_CREDITS, default 3; API-EXTENSIONS §6 "Cost"). */
+  readonly mmsCredits: number;
+  /** Run the dispatcher inside `msgsvc serve` (MSGSVC_DISPATCHER, default on; API-EXTENSIONS §8). `msgsvc worker` runs it regardless. */
+  readonly dispatcher: boolean;
+  /** The carrier messages go to (MSGSVC_CARRIER): `sandbox`, the default when none is configured (API-EXTENSIONS §8). */
+  readonly carrier: 'sandbox';
+  /** Messages one dispatcher claims at a time (MSGSVC_DISPATCH_BATCH, default 500). */
+  readonly dispatchBatchSize: number;
+  /**
+   * How long a claimed message stays `sending` before another dispatcher may take it again, in
+   * milliseconds (MSGSVC_DISPATCH_LEASE_MS, default 60,000). It bounds how soon a message is
+   * retried after a crash; it must be well above the time one batch takes to reach the carrier.
+   */
+  readonly dispatchLeaseMs: number;
+  /** Carrier attempts before a message ends Failed (MSGSVC_DISPATCH_MAX_ATTEMPTS, default 5). */
+  readonly dispatchMaxAttempts: number;
+  /** How often an idle dispatcher looks for due work, in milliseconds (MSGSVC_DISPATCH_POLL_MS, default 100). */
+  readonly dispatchPollMs: number;
+  /** Sandbox carrier: milliseconds from Sent to the delivery receipt (MSGSVC_SANDBOX_RECEIPT_MS, default 1,000). */
+  readonly sandboxReceiptMs: number;
+  /** Sandbox carrier: milliseconds each submit takes, to imitate a carrier's latency (MSGSVC_SANDBOX_SUBMIT_MS, default 0). */
+  readonly sandboxSubmitMs: number;
+  /** Sandbox carrier: submits awaiting their answer at once, as a carrier's window (MSGSVC_SANDBOX_WINDOW, default 100). */
+  readonly sandboxWindow: number;
+  /**
+   * Sandbox carrier: a file that gets one line per submit (`{message id} {carrier message id}`),
+   * written before the submit is acknowledged (MSGSVC_SANDBOX_JOURNAL; unset: none). For tests
+   * and demos that count what reached the carrier across processes.
+   */
+  readonly sandboxJournal: string | undefined;
 }
 
 /** Thrown when a setting has a value we cannot use; the message names the setting. */
@@ -115,6 +152,13 @@ function redisUrl(raw: string | undefined): string | undefined {
   return value;
 }
 
+/** MSGSVC_CARRIER: empty or `sandbox` (the SMPP carrier comes with its own URL setting). */
+function carrierName(raw: string | undefined): 'sandbox' {
+  const value = (raw ?? '').trim().toLowerCase();
+  if (value === '' || value === 'sandbox') return 'sandbox';
+  throw new ConfigError(`MSGSVC_CARRIER must be sandbox (or unset), got ${JSON.stringify(raw)}`);
+}
+
 /**
  * Builds the configuration from environment-style settings, validating every value once.
  * @throws ConfigError naming the first bad setting.
@@ -148,11 +192,24 @@ export function loadConfig(source: ConfigSource = process.env): Config {
     defaultRegion: region as CountryCode,
     demo: toggle(source, 'MSGSVC_DEMO', true),
     bodyLimitBytes: integer(source, 'MSGSVC_BODY_LIMIT', 102_400, 1, 1_073_741_824),
+    importBodyLimitBytes: integer(source, 'MSGSVC_IMPORT_BODY_LIMIT', 52_428_800, 1, 4_294_967_296),
     requestTimeoutMs: integer(source, 'MSGSVC_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
     keepAliveTimeoutMs: integer(source, 'MSGSVC_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
     tokenCacheMs: integer(source, 'MSGSVC_TOKEN_CACHE_MS', 2000, 0, 60_000),
     logLevel,
     redisUrl: redisUrl(source.REDIS_URL),
     rateKeyPrefix: rateKeyPrefix(source.MSGSVC_RATE_KEY_PREFIX),
+    smsSegmentCredits: integer(source, 'MSGSVC_SMS_SEGMENT_CREDITS', 1, 0, 1_000_000),
+    mmsCredits: integer(source, 'MSGSVC_MMS_CREDITS', 3, 0, 1_000_000),
+    dispatcher: toggle(source, 'MSGSVC_DISPATCHER', true),
+    carrier: carrierName(source.MSGSVC_CARRIER),
+    dispatchBatchSize: integer(source, 'MSGSVC_DISPATCH_BATCH', 500, 1, 10_000),
+    dispatchLeaseMs: integer(source, 'MSGSVC_DISPATCH_LEASE_MS', 60_000, 100, 86_400_000),
+    dispatchMaxAttempts: integer(source, 'MSGSVC_DISPATCH_MAX_ATTEMPTS', 5, 1, 100),
+    dispatchPollMs: integer(source, 'MSGSVC_DISPATCH_POLL_MS', 100, 1, 60_000),
+    sandboxReceiptMs: integer(source, 'MSGSVC_SANDBOX_RECEIPT_MS', 1000, 0, 86_400_000),
+    sandboxSubmitMs: integer(source, 'MSGSVC_SANDBOX_SUBMIT_MS', 0, 0, 60_000),
+    sandboxWindow: integer(source, 'MSGSVC_SANDBOX_WINDOW', 100, 1, 10_000),
+    sandboxJournal: (source.MSGSVC_SANDBOX_JOURNAL ?? '').trim() || undefined,
   });
 }

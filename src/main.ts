@@ -2,11 +2,13 @@ import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
-import { createDemoAccount, demoCurlLines } from './domain/demo.ts';
-import { recordMappers } from './domain/records.ts';
+import { createDemoAccount, demoCurlLines } from './cli/demo.ts';
+import { recordMappers } from './http/schemas/index.ts';
 import { createTimeFormat } from './domain/time.ts';
 import { migrateToLatest, openStore, type Store } from './store/db.ts';
 import { countAccounts } from './store/repositories/accounts.ts';
+import { createDispatcher, type Dispatcher } from './dispatch/index.ts';
+import { createLogger } from './http/log.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -39,6 +41,8 @@ export async function startServer(config: Config, options: { print?: (text: stri
   try {
     await migrateToLatest(store);
     const app = buildApp(config, { store });
+    // API-EXTENSIONS §8: the dispatcher runs inside serve unless MSGSVC_DISPATCHER=0.
+    const dispatcher: Dispatcher | undefined = config.dispatcher ? createDispatcher(config, store, { log: app.log }) : undefined;
     let firstStartDemo: Awaited<ReturnType<typeof createDemoAccount>> | undefined;
     if (config.demo && (await countAccounts(store.db)) === 0) {
       firstStartDemo = await createDemoAccount(store, recordMappers(createTimeFormat(config.timeZone)), config.defaultRegion);
@@ -51,12 +55,14 @@ export async function startServer(config: Config, options: { print?: (text: stri
     if (firstStartDemo) {
       (options.print ?? ((t) => process.stdout.write(t)))(banner(firstStartDemo.token, demoCurlLines(url, firstStartDemo)) + '\n');
     }
+    await dispatcher?.start();
     let closing: Promise<void> | undefined;
     return {
       app,
       store,
       url,
-      close: () => (closing ??= app.close().then(() => store.close())),
+      // The dispatcher first: its round in progress writes its outcomes before the store closes.
+      close: () => (closing ??= Promise.resolve(dispatcher?.stop()).then(() => app.close()).then(() => store.close())),
     };
   } catch (err) {
     await store.close();
@@ -71,5 +77,30 @@ export async function serve(config: Config): Promise<void> {
     if (err) server.app.log.error({ err }, 'shutting down after an error');
     else server.app.log.info({ signal }, 'shutting down');
     await server.close();
+  });
+}
+
+/**
+ * `msgsvc worker` (API-EXTENSIONS §8): the dispatcher alone, without HTTP, until SIGINT/SIGTERM;
+ * then the round in progress finishes, its outcomes are written, and the process exits 0.
+ */
+export async function runWorker(config: Config): Promise<void> {
+  const store = openStore(config.database);
+  const log = createLogger(config.logLevel);
+  let dispatcher: Dispatcher;
+  try {
+    await migrateToLatest(store);
+    dispatcher = createDispatcher(config, store, { log });
+    await dispatcher.start();
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  log.info({ carrier: 'sandbox', batch: config.dispatchBatchSize }, 'msgsvc worker: dispatching');
+  closeWithGrace({ delay: 30_000 }, async ({ signal, err }) => {
+    if (err) log.error({ err }, 'worker shutting down after an error');
+    else log.info({ signal }, 'worker shutting down');
+    await dispatcher.stop();
+    await store.close();
   });
 }

@@ -195,6 +195,25 @@ describe('msgsvc CLI', { concurrency: true }, () => {
     assert.match(failed(huge, 'credits set beyond the safe range').stderr, /amount/);
     assert.match(failed(overflow, 'credits add past the safe range').stderr, /balance would be/);
     assert.equal((await ctx.app.inject({ url: withToken('/v1/credits/balance', token) })).body, '{"AvailableCredits":120}');
+
+    // AvailableCredits never goes below zero: a larger debit, or a negative set, is refused and changes nothing.
+    const [tooMuch, negativeSet] = [
+      await cli(dbPath, ['credits', 'add', '--account', a, '--amount', '-121']),
+      await cli(dbPath, ['credits', 'set', '--account', a, '--amount', '-1']),
+    ];
+    assert.match(failed(tooMuch, 'credits add below zero').stderr, /balance would be -1: AvailableCredits cannot go below zero \(available: 120\)/);
+    assert.match(failed(negativeSet, 'credits set below zero').stderr, /cannot go below zero/);
+    assert.equal((await ctx.app.inject({ url: withToken('/v1/credits/balance', token) })).body, '{"AvailableCredits":120}');
+    assert.deepEqual(JSON.parse(ok(await cli(dbPath, ['credits', 'add', '--account', a, '--amount', '-120']), 'credits add to exactly zero').stdout), {
+      AvailableCredits: 0,
+    });
+  });
+
+  test('--version prints the version of package.json', async (t) => {
+    const { dbPath } = tempDir(t);
+    const res = ok(await cli(dbPath, ['--version']), 'msgsvc --version');
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    assert.equal(res.stdout.trim(), pkg.version);
   });
 
   test('numbers add in all four statuses; numbers/index shows them, Blocked_Date set for 301/302', async (t) => {

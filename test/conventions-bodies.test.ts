@@ -1,6 +1,7 @@
 /**
- * CONVENTIONS §6: request bodies. JSON (any parameters) and form-urlencoded are parsed; an empty
- * body or JSON null means no fields; invalid JSON is 400; other media types 415.
+ * CONVENTIONS §6: request bodies. JSON and form-urlencoded are parsed, chosen by the exact
+ * lower-case media type before any `;` (§11); an empty body or JSON null means no fields; invalid
+ * JSON is 400; other media types 415.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,21 +12,19 @@ const shared = sharedSetup();
 
 const BLANK_FNAME = [{ field: 'fname', message: 'Fname cannot be blank.' }];
 
-test('§6 application/json with parameters or odd casing is parsed', async () => {
+test('§6 / §11 application/json is chosen by the exact lower-case media type; parameters are ignored', async () => {
   const { inject, url, demo } = await shared();
   const { group } = ids(demo);
-  const types = [
-    'application/json',
-    'application/json; charset=utf-8',
-    'application/json;charset=UTF-8',
-    'application/json ; charset=utf-8',
-    'Application/JSON',
-    'application/json; charset=iso-8859-1; foo=bar',
-  ];
-  for (const [i, type] of types.entries()) {
+  const parsed = ['application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/json; charset=iso-8859-1; foo=bar'];
+  for (const [i, type] of parsed.entries()) {
     const res = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: { 'content-type': type }, payload: JSON.stringify({ fname: `Name ${i}` }) });
     assert.equal(res.statusCode, 200, `${type}: ${res.body}`);
     assert.equal(JSON.parse(res.body).Name, `Name ${i}`);
+  }
+  // §11: the media type before `;` is compared exactly, so odd casing or a space before `;` is not JSON.
+  for (const type of ['application/json ; charset=utf-8', 'Application/JSON', 'APPLICATION/JSON', 'application/Json;charset=utf-8']) {
+    const res = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: { 'content-type': type }, payload: JSON.stringify({ fname: 'Never set' }) });
+    assertError(res, 415, 'Unsupported Media Type: send the body as application/json or application/x-www-form-urlencoded.');
   }
 });
 

@@ -100,11 +100,15 @@ test('account B cannot read or change account A records by id, frfield, frcontac
   assert.equal(foundByB.Id, b.contacts[0]!.Id);
   assert.deepEqual(foundByB, await contactFromDb(ctx, b.contacts[0]!.Id));
   assert.ok(foundByB.GroupIds.every((id) => !a.groups.some((g) => g.Id === id)));
-  // B may reserve the keyword A holds, on B's own number with the same digits as A's short code.
+  // A keyword is unique on a number across ALL accounts (API-EXTENSIONS §5): B, on its own number
+  // with the same digits as A's short code, cannot take the keyword A holds (but may take another).
   assert.equal((await call(ctx.app, { method: 'POST', path: '/v1/keyword/reserve', token: a.token, body: { Keyword: 'SHARED', Number: '55155' } })).statusCode, 201);
   const afterA = await snapshotAccount(ctx, a.account.id);
-  assert.equal((await call(ctx.app, { method: 'POST', path: '/v1/keyword/reserve', token: b.token, body: { Keyword: 'shared', Number: '55155' } })).statusCode, 201);
-  assert.deepEqual((await keywordsFromDb(ctx, b.account.id)).map((r) => r.keyword), ['shared']);
+  const taken = await call(ctx.app, { method: 'POST', path: '/v1/keyword/reserve', token: b.token, body: { Keyword: 'shared', Number: '55155' } });
+  assert.equal(taken.statusCode, 422);
+  assert.equal(taken.body, '[{"field":"Keyword","message":"Keyword \\"shared\\" has already been taken."}]');
+  assert.equal((await call(ctx.app, { method: 'POST', path: '/v1/keyword/reserve', token: b.token, body: { Keyword: 'shared2', Number: '55155' } })).statusCode, 201);
+  assert.deepEqual((await keywordsFromDb(ctx, b.account.id)).map((r) => r.keyword), ['shared2']);
 
   // A's data is exactly as it was (apart from A's own reservation above).
   assert.deepEqual(await snapshotAccount(ctx, a.account.id), afterA);

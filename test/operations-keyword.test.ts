@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { DemoAccount } from '../src/domain/demo.ts';
+import type { DemoAccount } from '../src/cli/demo.ts';
 import * as numbersRepo from '../src/store/repositories/numbers.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import {

@@ -5,8 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { DemoAccount } from '../src/domain/demo.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
+import type { DemoAccount } from '../src/cli/demo.ts';
+import { buildTestApp } from './helpers/app.ts';
 import {
   assert422,
   assertBody,
@@ -15,49 +15,18 @@ import {
   contactFromDb,
   customFieldFromDb,
   entryFromDb,
+  expectRejected,
   fieldError,
   fmtTime,
   groupFromDb,
   nowSeconds,
+  type RejectCase,
   snapshotAccount,
   TIMESTAMP,
   UNUSED_ID,
   WIRES,
   XML_DECL,
-  type Wire,
 } from './helpers/operations.ts';
-
-type Method = 'POST' | 'PUT' | 'PATCH';
-interface Case {
-  name: string;
-  body?: unknown;
-  rawBody?: string;
-  errors: { field: string; message: string }[];
-}
-
-/** Sends each case in every format and checks the exact 422 and that the account's data did not change. */
-async function expectRejected(ctx: TestApp, demo: DemoAccount, path: string, query: string, method: Method, cases: Case[], wires: readonly Wire[] = WIRES): Promise<void> {
-  const before = await snapshotAccount(ctx, demo.account.id);
-  for (const c of cases) {
-    for (const wire of wires) {
-      const res = await call(ctx.app, {
-        method,
-        path,
-        token: demo.token,
-        query,
-        wire,
-        ...(c.rawBody !== undefined ? { rawBody: c.rawBody } : { body: c.body }),
-      });
-      try {
-        assert422(res, c.errors, wire);
-      } catch (err) {
-        (err as Error).message = `${method} ${path} case "${c.name}" (${wire}): ${(err as Error).message}`;
-        throw err;
-      }
-    }
-  }
-  assert.deepEqual(await snapshotAccount(ctx, demo.account.id), before, 'a failed write changes nothing');
-}
 
 const long = (n: number, ch = 'a') => ch.repeat(n);
 
@@ -134,7 +103,8 @@ test('groups/update: fnote is optional and its absence keeps the old note; unkno
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const group = demo.groups[2]!;
-  const res = await call(ctx.app, { method: 'PUT', path: '/v1/groups/update', token: demo.token, query: `id=${group.Id}`, body: { fname: 'Only the name', Name: 'ignored', note: 'ignored', id: 1, KeywordId: 9 } });
+  const res = await call(ctx.app, { method: 'PUT', path: '/v1/groups/update', token: demo.token, query: `id=${group.Id}`, body: { fname: 'Only the name', Name: 'ignored', note: 'ignored', id: 1, Keyword: 9 } });
+  // KeywordId and ParentId are fields of update since API-EXTENSIONS §3; `Keyword` is not a field.
   assert.equal(res.statusCode, 200, res.body);
   const stored = await groupFromDb(ctx, group.Id);
   assert.equal(stored.Name, 'Only the name');
@@ -176,7 +146,7 @@ test('groups/update: every validation rule, exact messages and field order; noth
   const noteShort = fieldError('fnote', 'Fnote should contain at least 3 characters.');
   const noteLong = fieldError('fnote', 'Fnote should contain at most 255 characters.');
   const noteNotString = fieldError('fnote', 'Fnote must be a string.');
-  const cases: Case[] = [
+  const cases: RejectCase[] = [
     { name: 'empty object', body: {}, errors: [blank] },
     { name: 'empty body', rawBody: '', errors: [blank] },
     { name: 'JSON null', rawBody: 'null', errors: [blank] },
@@ -208,8 +178,8 @@ test('groups/update: every validation rule, exact messages and field order; noth
     { name: 'blank fname, long note', body: { fname: ' ', fnote: long(300) }, errors: [blank, noteLong] },
   ];
   // Every format on PUT; PATCH runs the same rules (JSON is enough to show it).
-  await expectRejected(ctx, demo, '/v1/groups/update', `id=${id}`, 'PUT', cases);
-  await expectRejected(ctx, demo, '/v1/groups/update', `id=${id}`, 'PATCH', cases, ['json']);
+  await expectRejected(ctx, demo, { path: '/v1/groups/update', query: `id=${id}`, method: 'PUT' }, cases);
+  await expectRejected(ctx, demo, { path: '/v1/groups/update', query: `id=${id}`, method: 'PATCH' }, cases, ['json']);
 });
 
 test('groups/update: lengths count characters, not bytes (boundaries accepted)', async (t) => {
@@ -307,7 +277,7 @@ test('custom-contact-fields/update: every validation rule (3 to 64 characters); 
   const tooShort = fieldError('fname', 'Fname should contain at least 3 characters.');
   const tooLong = fieldError('fname', 'Fname should contain at most 64 characters.');
   const notString = fieldError('fname', 'Fname must be a string.');
-  const cases: Case[] = [
+  const cases: RejectCase[] = [
     { name: 'empty object', body: {}, errors: [blank] },
     { name: 'empty body', rawBody: '', errors: [blank] },
     { name: 'JSON null', rawBody: 'null', errors: [blank] },
@@ -325,8 +295,8 @@ test('custom-contact-fields/update: every validation rule (3 to 64 characters); 
     { name: 'boolean', body: { fname: false }, errors: [notString] },
     { name: 'array', body: { fname: ['Loyalty'] }, errors: [notString] },
   ];
-  await expectRejected(ctx, demo, '/v1/custom-contact-fields/update', `id=${id}`, 'PUT', cases);
-  await expectRejected(ctx, demo, '/v1/custom-contact-fields/update', `id=${id}`, 'PATCH', cases, ['json']);
+  await expectRejected(ctx, demo, { path: '/v1/custom-contact-fields/update', query: `id=${id}`, method: 'PUT' }, cases);
+  await expectRejected(ctx, demo, { path: '/v1/custom-contact-fields/update', query: `id=${id}`, method: 'PATCH' }, cases, ['json']);
   // Boundaries accepted: 3 and 64 characters, counted as characters.
   for (const fname of ['abc', '日本語', long(64), long(64, 'ß'), long(64, '😀')]) {
     const res = await call(ctx.app, { method: 'PUT', path: '/v1/custom-contact-fields/update', token: demo.token, query: `id=${id}`, body: { fname, unknown: 'ignored' } });
@@ -434,7 +404,7 @@ test('custom-contact-fields-entry/update: every validation rule, exact messages 
   const notInt = (f: string, label: string) => fieldError(f, `${label} must be an integer.`);
   const fieldInvalid = fieldError('frfield', 'Frfield is invalid.');
   const contactInvalid = fieldError('frcontact', 'Frcontact is invalid.');
-  const cases: Case[] = [
+  const cases: RejectCase[] = [
     { name: 'empty object', body: {}, errors: [blank('frfield', 'Frfield'), blank('frcontact', 'Frcontact'), blank('fvalue', 'Fvalue')] },
     { name: 'empty body', rawBody: '', errors: [blank('frfield', 'Frfield'), blank('frcontact', 'Frcontact'), blank('fvalue', 'Fvalue')] },
     { name: 'JSON null', rawBody: 'null', errors: [blank('frfield', 'Frfield'), blank('frcontact', 'Frcontact'), blank('fvalue', 'Fvalue')] },
@@ -466,13 +436,15 @@ test('custom-contact-fields-entry/update: every validation rule, exact messages 
     { name: 'frfield -1', body: { ...ok, frfield: '-1' }, errors: [fieldInvalid] },
     { name: 'unknown frcontact', body: { ...ok, frcontact: UNUSED_ID }, errors: [contactInvalid] },
     { name: 'frcontact 0', body: { ...ok, frcontact: '0' }, errors: [contactInvalid] },
-    { name: 'huge frcontact', body: { ...ok, frcontact: '99999999999999999999999' }, errors: [contactInvalid] },
+    // Beyond 64 bits is not an integer (CONVENTIONS §11); within 64 bits it is, and no contact has it.
+    { name: 'huge frcontact', body: { ...ok, frcontact: '99999999999999999999999' }, errors: [notInt('frcontact', 'Frcontact')] },
+    { name: 'int64 max frcontact', body: { ...ok, frcontact: '9223372036854775807' }, errors: [contactInvalid] },
     { name: 'both unknown', body: { ...ok, frfield: UNUSED_ID, frcontact: UNUSED_ID }, errors: [fieldInvalid, contactInvalid] },
     { name: 'unknown frfield, frcontact not integer', body: { ...ok, frfield: UNUSED_ID, frcontact: 'x' }, errors: [notInt('frcontact', 'Frcontact'), fieldInvalid] },
   ];
-  await expectRejected(ctx, demo, '/v1/custom-contact-fields-entry/update', `id=${entry.Id}`, 'POST', cases);
-  await expectRejected(ctx, demo, '/v1/custom-contact-fields-entry/update', `id=${entry.Id}`, 'PUT', cases, ['json']);
-  await expectRejected(ctx, demo, '/v1/custom-contact-fields-entry/update', `id=${entry.Id}`, 'PATCH', cases, ['json']);
+  await expectRejected(ctx, demo, { path: '/v1/custom-contact-fields-entry/update', query: `id=${entry.Id}`, method: 'POST' }, cases);
+  await expectRejected(ctx, demo, { path: '/v1/custom-contact-fields-entry/update', query: `id=${entry.Id}`, method: 'PUT' }, cases, ['json']);
+  await expectRejected(ctx, demo, { path: '/v1/custom-contact-fields-entry/update', query: `id=${entry.Id}`, method: 'PATCH' }, cases, ['json']);
   // Boundaries accepted.
   for (const fvalue of ['x', long(255), long(255, 'ж'), long(255, '😀')]) {
     const res = await call(ctx.app, { method: 'PUT', path: '/v1/custom-contact-fields-entry/update', token: demo.token, query: `id=${entry.Id}`, body: { ...ok, fvalue, other: 1 } });

@@ -1,24 +1,28 @@
 /**
  * Hot-path rewrites must not change a byte on the wire: each is checked here against the plain
  * implementation it replaced, on random inputs.
- * - Link headers built from one encoding of the query (src/http/serializers/pagination.ts);
+ * - Link headers built from one encoding of the query (src/http/serializers/pagination.ts), against
+ *   PHP's parse and http_build_query per rel (CONVENTIONS §11);
  * - UTC timestamps from a per-day cache and arithmetic (src/domain/time.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { createTimeFormat } from '../src/domain/time.ts';
-import { buildQuery, parseParams } from '../src/http/query.ts';
+import { buildPhpQuery, parseParams, parsePhpQuery } from '../src/http/query.ts';
 import { setPaginationHeaders } from '../src/http/serializers/pagination.ts';
 
-/** The Link value as it was first written: parse the query again and re-encode it for every rel. */
+/**
+ * The Link value written the plain way: parse the raw query as PHP does and rebuild it with
+ * http_build_query for every rel (CONVENTIONS §7, §11: nested keys stay nested, bytes stay bytes).
+ */
 function referenceLink(rawQuery: string, base: string, page: number, size: number, pageCount: number): string {
   const url = (p: number) => {
-    const params = parseParams(rawQuery);
+    const params = parsePhpQuery(rawQuery);
     params.set('page', String(p + 1));
     if (size !== 100) params.set('per-page', String(size));
     else params.delete('per-page');
-    return `${base}?${buildQuery(params)}`;
+    return `${base}?${buildPhpQuery(params)}`;
   };
   const links = [`<${url(page)}>; rel=self`];
   if (page > 0) links.push(`<${url(0)}>; rel=first`, `<${url(page - 1)}>; rel=prev`);
@@ -26,16 +30,18 @@ function referenceLink(rawQuery: string, base: string, page: number, size: numbe
   return links.join(', ');
 }
 
-test('Link headers equal the per-rel re-encoding they replaced', () => {
-  const key = fc.constantFrom('page', 'per-page', 'a', 'b[]', 'c[x]', 'access_token', 'p a', 'x.y', '%70age', '', 'ü');
+test('Link headers equal the per-rel http_build_query re-encoding they replaced', () => {
+  const key = fc.constantFrom('page', 'per-page', 'a', 'b[]', 'c[x]', 'c[x][]', 'b[0]', 'e[', 'page[x]', 'access_token', 'p a', 'x.y', '%70age', '', 'ü');
+  // Values as sent: any text %-encoded, or raw bytes and broken escapes.
+  const value = fc.oneof(fc.string().map(encodeURIComponent), fc.constantFrom('%FF', '%C3%A9', '%', '%zz', '+', 'a%2Bb'));
   fc.assert(
     fc.property(
-      fc.array(fc.tuple(key, fc.string()), { maxLength: 6 }),
+      fc.array(fc.tuple(key, value), { maxLength: 6 }),
       fc.integer({ min: 0, max: 50 }),
       fc.integer({ min: 1, max: 100 }),
       fc.integer({ min: 1, max: 60 }),
       (pairs, wanted, size, pageCount) => {
-        const raw = pairs.map(([k, v]) => `${encodeURIComponent(k).replace(/%5B/g, '[').replace(/%5D/g, ']')}=${encodeURIComponent(v)}`).join('&');
+        const raw = pairs.map(([k, v]) => `${encodeURIComponent(k).replace(/%5B/g, '[').replace(/%5D/g, ']')}=${v}`).join('&');
         const headers: Record<string, string> = {};
         const request = { queryParams: parseParams(raw), rawQuery: raw, protocol: 'http', host: 'h:1', socket: {}, routeOptions: { url: '/v1/x' } };
         const reply = { raw: { setHeader: (k: string, v: string) => (headers[k] = v) } };

@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { buildApp } from '../src/app.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { createAccount, issueToken } from '../src/domain/accounts.ts';
-import { hashToken } from '../src/http/plugins/auth.ts';
+import { hashToken } from '../src/domain/tokens.ts';
 import { migrateToLatest, openStore, type Store } from '../src/store/db.ts';
 import { insertToken, revokeToken } from '../src/store/repositories/accounts.ts';
 import { createTestDatabase } from './helpers/stores.ts';

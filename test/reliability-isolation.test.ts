@@ -93,7 +93,7 @@ async function buildWorld(ctx: TestApp, spec: WorldSpec): Promise<Model> {
     serial++;
     let id: number;
     if (kind === 'group') id = await groupsRepo.insertGroup(db, accountId, { name: `Group ${serial}`, note: 'note', keywordId: 0, parentId: 0 }, now);
-    else if (kind === 'field') id = await fieldsRepo.insertCustomField(db, accountId, `Field ${serial}`, now);
+    else if (kind === 'field') id = await fieldsRepo.insertCustomField(db, accountId, `Field ${serial}`, `field ${serial}`, now);
     else if (kind === 'number') {
       // Every account has the shared numbers too, so digits alone never tell whose a number is.
       const digits = `1555001${String(serial).padStart(4, '0')}`;
@@ -222,7 +222,7 @@ async function runOp(ctx: TestApp, probe: DbProbe, model: Model, op: Op): Promis
     const kind: Kind = op.kind;
     const id = idOf(kind);
     const path = kind === 'group' ? '/v1/groups/update' : '/v1/custom-contact-fields/update';
-    const res = await send(pickFrom(['PUT', 'PATCH'], op.method), path, idQuery(id, kind), { fname: `Renamed ${op.pick2}` });
+    const res = await send(pickFrom(['PUT', 'PATCH'], op.method), path, idQuery(id, kind), { fname: kind === 'field' ? `Renamed ${op.pick2} #${id}` : `Renamed ${op.pick2}` });
     if (owns(kind, id)) {
       assert.equal(res.statusCode, 200, `${where}: own ${kind} ${id} → 200: ${res.body}`);
       expectChange = true;
@@ -342,8 +342,8 @@ test('BOLA: ids are not guessable into success; a foreign id answers exactly lik
   const probe = openProbe(ctx.dbPath);
   t.after(() => probe.close());
   const ops = [
-    { kind: 'group' as Kind, method: 'PUT', path: '/v1/groups/update', body: () => ({ fname: 'Guessed name' }) },
-    { kind: 'field' as Kind, method: 'PATCH', path: '/v1/custom-contact-fields/update', body: () => ({ fname: 'Guessed field' }) },
+    { kind: 'group' as Kind, method: 'PUT', path: '/v1/groups/update', body: (_id: number) => ({ fname: 'Guessed name' }) },
+    { kind: 'field' as Kind, method: 'PATCH', path: '/v1/custom-contact-fields/update', body: (id: number) => ({ fname: `Guessed field #${id}` }) },
     {
       kind: 'entry' as Kind,
       method: 'POST',

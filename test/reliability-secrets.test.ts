@@ -16,7 +16,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { InjectOptions } from 'fastify';
 import { issueToken } from '../src/domain/accounts.ts';
-import { hashToken } from '../src/http/plugins/auth.ts';
+import { hashToken } from '../src/domain/tokens.ts';
 import { insertToken, revokeToken } from '../src/store/repositories/accounts.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { spawnServe, tempDir, waitForHttp } from './helpers/cli.ts';

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { startServerProcess, type ServerProcess } from './helpers/net.ts';
 import { scaleSkipReason, seededPostgres, uniqueRatePrefix } from './helpers/scale.ts';
 import { REDIS_TEST_URL } from './helpers/stores.ts';
-import type { DemoAccount } from '../src/domain/demo.ts';
+import type { DemoAccount } from '../src/cli/demo.ts';
 
 const skip = scaleSkipReason();
 const RATE_LIMIT = 25;

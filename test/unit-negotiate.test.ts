@@ -20,13 +20,13 @@ describe('parseAccept', () => {
   test('q beats specificity', () => {
     assert.deepEqual(types('application/xml;q=0.5, */*'), ['*/*', 'application/xml']);
   });
-  test('reads q among other parameters, with spaces; types are lowercased', () => {
+  test('reads q among other parameters, with spaces; types are kept as written (CONVENTIONS §11)', () => {
     const ranges = parseAccept('Application/XML ; charset=utf-8 ; q=0.3, application/json;level=1');
     assert.deepEqual(
       ranges.map((r) => [r.type, r.q]),
       [
         ['application/json', 1],
-        ['application/xml', 0.3],
+        ['Application/XML', 0.3],
       ],
     );
   });
@@ -51,7 +51,6 @@ describe('negotiateFormat', () => {
     ['', 'json'],
     ['application/json', 'json'],
     ['application/xml', 'xml'],
-    ['APPLICATION/XML', 'xml'],
     ['application/xml; charset=UTF-8', 'xml'],
     ['*/*', 'json'],
     ['text/html, */*', 'json'],
@@ -69,6 +68,10 @@ describe('negotiateFormat', () => {
   test('Accept matching neither format gives 406', () => {
     expectHttpError(() => negotiateFormat(undefined, 'text/html'), 406, NONE);
     expectHttpError(() => negotiateFormat(undefined, 'text/xml, text/plain'), 406, NONE);
+  });
+  test('media types are compared exactly, case included (CONVENTIONS §11): 406', () => {
+    expectHttpError(() => negotiateFormat(undefined, 'APPLICATION/XML'), 406, NONE);
+    expectHttpError(() => negotiateFormat(undefined, 'Application/Json'), 406, NONE);
   });
   test('a subtype wildcard is not an exact match: 406', () => {
     expectHttpError(() => negotiateFormat(undefined, 'application/*'), 406, NONE);

@@ -1,6 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalInteger, characterLength, fieldLabel, isBlank, isEmpty, messages, toId, validate, type Rule } from '../src/domain/validation.ts';
+import { canonicalInteger, characterLength, fieldLabel, isBlank, isEmpty, messages, toId, validate as check, type Input, type Rule } from '../src/domain/validation.ts';
+
+/** The errors of a validation (the typed values are tested in test/unit-validation-values.test.ts). */
+const validate = (input: Input, rules: readonly Rule[]) => check(input, rules).errors;
 
 describe('fieldLabel (CONVENTIONS §3 labels)', () => {
   const cases: [string, string][] = [

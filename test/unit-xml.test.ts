@@ -55,9 +55,9 @@ describe('toXmlDocument (CONVENTIONS §4)', () => {
       doc('<response><Note>In-store events &amp; &lt;workshops&gt; "x" \'y\'</Note></response>'),
     );
   });
-  test('C0 controls are dropped; tab, LF and CR are kept', () => {
+  test('C0 controls are dropped; tab and LF are kept, CR is written &#13; (CONVENTIONS §11)', () => {
     assert.equal(toXmlDocument({ a: 'a\u0000b\u0001c\u0008d\u000Be\u000Cf\u001Fg' }), doc('<response><a>abcdefg</a></response>'));
-    assert.equal(toXmlDocument({ a: 'x\ty\nz\r' }), doc('<response><a>x\ty\nz\r</a></response>'));
+    assert.equal(toXmlDocument({ a: 'x\ty\nz\r' }), doc('<response><a>x\ty\nz&#13;</a></response>'));
   });
   test('lone surrogates are dropped; pairs and non-ASCII are kept', () => {
     assert.equal(toXmlDocument({ a: 'a\uD800b\uDC00c' }), doc('<response><a>abc</a></response>'));

@@ -2,7 +2,7 @@
  * The bench's databases: `msgsvc generate --contacts N` into `DIR/msgsvc-N.db`, with the command's
  * JSON summary beside it (`.db.json`); an existing pair is reused.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runToCompletion } from './procs.ts';
@@ -21,7 +21,11 @@ export async function ensureDataset(dir: string, size: number): Promise<Generate
   const file = join(dir, `msgsvc-${size}.db`);
   const summaryFile = `${file}.json`;
   if (existsSync(file) && existsSync(summaryFile)) {
-    return { ...(JSON.parse(readFileSync(summaryFile, 'utf8')) as Dataset), file, generateSeconds: NaN, reused: true };
+    const cached = JSON.parse(readFileSync(summaryFile, 'utf8')) as Dataset;
+    // A summary from before a field was added is generated anew.
+    if (Array.isArray(cached.contactIds)) return { ...cached, file, generateSeconds: NaN, reused: true };
+    rmSync(file, { force: true });
+    for (const suffix of ['-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
   }
   const out = await runToCompletion(process.execPath, [join(ROOT, 'bin/msgsvc.js'), '--database-url', file, 'generate', '--contacts', String(size)], {
     MSGSVC_DEMO: '0',

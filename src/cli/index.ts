@@ -1,13 +1,18 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config, type ConfigSource } from '../config.ts';
 import { createAccount, issueToken } from '../domain/accounts.ts';
-import { createDemoAccount, demoCurlLines } from '../domain/demo.ts';
+import { createDemoAccount, demoCurlLines } from './demo.ts';
 import { generateAccount } from '../domain/generate.ts';
+import { importContacts } from '../domain/contacts-import.ts';
+import { ValidationFailedError } from '../domain/errors.ts';
+import { createReadStream, statSync } from 'node:fs';
 import { normalisePhone } from '../domain/phone.ts';
-import { NUMBER_STATUSES, recordMappers } from '../domain/records.ts';
+import { NUMBER_STATUSES } from '../domain/statuses.ts';
+import { recordMappers } from '../http/schemas/index.ts';
 import { createTimeFormat, nowSeconds } from '../domain/time.ts';
-import { hashToken } from '../http/plugins/auth.ts';
-import { migrateToLatest, openStore, type Store } from '../store/db.ts';
+import { hashToken } from '../domain/tokens.ts';
+import { createRequire } from 'node:module';
+import { inTransaction, migrateToLatest, openStore, type Store } from '../store/db.ts';
 import * as accounts from '../store/repositories/accounts.ts';
 import * as numbers from '../store/repositories/numbers.ts';
 import { isUniqueViolation } from '../store/errors.ts';
@@ -65,10 +70,16 @@ function out(value: unknown): void {
   process.stdout.write(`${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
 }
 
+/** The version in package.json (the same file in a checkout and in dist/'s parent). */
+function packageVersion(): string {
+  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+}
+
 /** Builds the `msgsvc` command line (commander). */
 export function buildCli(): Command {
   const program = new Command('msgsvc')
     .description('Messaging Service HTTP API v1 server and operator tools')
+    .version(packageVersion(), '-V, --version', 'print the msgsvc version')
     .option('--database-url <url>', 'database: a file path, sqlite:PATH or postgres://… (env DATABASE_URL)')
     .showHelpAfterError();
   const global = () => program.opts();
@@ -90,6 +101,15 @@ export function buildCli(): Command {
       // Loaded only here: the other commands need no HTTP stack, and start faster without it.
       const { serve } = await import('../main.ts');
       await serve(config(opts));
+    });
+
+  program
+    .command('worker')
+    .description('run the dispatcher alone, without HTTP: queued messages to the carrier, receipts back to the log')
+    .option('--log-level <level>', 'pino log level (env LOG_LEVEL, default info)')
+    .action(async (opts) => {
+      const { runWorker } = await import('../main.ts');
+      await runWorker(config(opts));
     });
 
   program
@@ -151,10 +171,15 @@ export function buildCli(): Command {
       .action(async (opts: { account: number; amount: number }) => {
         const balance = await withStore(config(), async (store) => {
           await requireAccount(store, opts.account);
-          // Keep AvailableCredits an exact integer (JSON and the bigint column).
-          const next = mode === 'set' ? opts.amount : (await accounts.getCredits(store.db, opts.account)) + opts.amount;
-          if (!Number.isSafeInteger(next)) throw new CliError(`the balance would be ${next}, beyond ±${Number.MAX_SAFE_INTEGER}`);
-          return accounts.changeCredits(store.db, opts.account, opts.amount, mode, nowSeconds());
+          // Read and write in one transaction, so a concurrent debit cannot slip in between.
+          return inTransaction(store, async (tx) => {
+            const available = await accounts.getCredits(tx, opts.account);
+            // Keep AvailableCredits an exact integer (JSON and the bigint column), never below zero.
+            const next = mode === 'set' ? opts.amount : available + opts.amount;
+            if (!Number.isSafeInteger(next)) throw new CliError(`the balance would be ${next}, beyond ±${Number.MAX_SAFE_INTEGER}`);
+            if (next < 0) throw new CliError(`the balance would be ${next}: AvailableCredits cannot go below zero (available: ${available})`);
+            return accounts.changeCredits(tx, opts.account, opts.amount, mode, nowSeconds());
+          });
         });
         out({ AvailableCredits: balance });
       });
@@ -206,6 +231,46 @@ export function buildCli(): Command {
         out(`account ${demo.account.id} (${demo.account.name})\naccess token: ${demo.token}\n`);
         for (const line of demoCurlLines(opts.baseUrl, demo)) out(line);
       }
+    });
+
+  const contactsCmd = program.command('contacts').description("manage an account's contacts");
+  contactsCmd
+    .command('import')
+    .description('create and update contacts from a CSV file, as POST /v1/contacts/import does; prints its JSON report')
+    .requiredOption('--account <id>', 'account id', positiveInt)
+    .argument('<file>', 'CSV file: a header row naming the columns (Number required), then one contact per row')
+    .action(async (file: string, opts: { account: number }) => {
+      // contacts/import (API-EXTENSIONS §2) on a file: the same rules, the same report (stdout, JSON),
+      // with a progress bar on stderr (redrawn on a terminal, one line per 10 % otherwise).
+      let size: number;
+      try {
+        const stat = statSync(file);
+        if (!stat.isFile()) throw new Error('not a file');
+        size = stat.size;
+      } catch {
+        throw new CliError(`cannot read ${file}`);
+      }
+      const cfg = config();
+      const report = await withStore(cfg, async (store) => {
+        await requireAccount(store, opts.account);
+        const bar = progressBar('bytes');
+        const input = createReadStream(file);
+        try {
+          const result = await importContacts(store, opts.account, input, {
+            region: cfg.defaultRegion,
+            onProgress: (bytes) => bar.update({ done: bytes, total: size }),
+          });
+          bar.done(`${result.Created} created, ${result.Updated} updated, ${result.Failed} failed`);
+          return result;
+        } catch (err) {
+          // A file rejected whole (unknown column…): the same list the API answers with 422.
+          if (err instanceof ValidationFailedError) throw new CliError(`file rejected, nothing written: ${JSON.stringify(err.errors)}`);
+          throw err;
+        } finally {
+          input.destroy();
+        }
+      });
+      out(report);
     });
 
   program

@@ -1,4 +1,5 @@
 import { bulkTransaction, withBulkSettings } from '../store/bulk.ts';
+import { caseKey } from './text.ts';
 import { inTransaction, type Store } from '../store/db.ts';
 import * as accounts from '../store/repositories/accounts.ts';
 import * as numbers from '../store/repositories/numbers.ts';
@@ -50,6 +51,8 @@ export interface GeneratedAccount {
   group: { id: number; members: number };
   /** A custom field entry and the field and contact it holds (custom-contact-fields-entry/update). */
   entry: { id: number; customFieldId: number; contactId: number };
+  /** Ids of the first (up to) 1,000 contacts (groups/add-contacts). */
+  contactIds: number[];
   seconds: number;
 }
 
@@ -121,7 +124,7 @@ async function generate(store: Store, options: GenerateOptions, onProgress: (p: 
     }
     const groups = await w.insertReturning('groups', groupRows, ['id', 'name']);
     const byName = new Map(groups.map((g) => [g.name, g.id]));
-    const fieldRows = FIELDS.map((f) => ({ account_id: accountId, name: f, created_at: now - 20 * day, updated_at: now - 20 * day }));
+    const fieldRows = FIELDS.map((f) => ({ account_id: accountId, name: f, name_key: caseKey(f), created_at: now - 20 * day, updated_at: now - 20 * day }));
     const fields = await w.insertReturning('custom_fields', fieldRows, ['id', 'name']);
     const fieldByName = new Map(fields.map((f) => [f.name, f.id]));
     return {
@@ -131,6 +134,7 @@ async function generate(store: Store, options: GenerateOptions, onProgress: (p: 
   });
 
   const rows = { contacts: 0, groupMembers: 0, customFieldEntries: 0, scheduledMessages: 0 };
+  const contactIds: number[] = [];
   let entrySample: GeneratedAccount['entry'] | undefined;
   const groupSizes = new Map<number, number>();
   for (let from = 0; from < Math.max(total, messageCount); from += CHUNK) {
@@ -160,7 +164,10 @@ async function generate(store: Store, options: GenerateOptions, onProgress: (p: 
       }
       const ids = new Map<string, number>();
       if (contactRows.length > 0) {
-        for (const r of await w.insertReturning('contacts', contactRows, ['id', 'number'])) ids.set(r.number, r.id);
+        for (const r of await w.insertReturning('contacts', contactRows, ['id', 'number'])) {
+          ids.set(r.number, r.id);
+          if (contactIds.length < 1000) contactIds.push(r.id);
+        }
       }
       const members = [];
       const entries = [];
@@ -231,6 +238,7 @@ async function generate(store: Store, options: GenerateOptions, onProgress: (p: 
     activeNumber: '55155',
     group: { id: groupIds[sampleGroup]!, members: groupSizes.get(sampleGroup) ?? 0 },
     entry: entrySample ?? { id: 0, customFieldId: 0, contactId: 0 },
+    contactIds,
     seconds: Math.round((performance.now() - started) / 100) / 10,
   };
 }

@@ -81,3 +81,49 @@ export function createTimeFormat(timeZone: string): TimeFormat {
 export function nowSeconds(): number {
   return Math.floor(Date.now() / 1000);
 }
+
+/**
+ * The time source of the domain and the dispatcher, injected so that tests move time forward
+ * instead of sleeping (issue 11: "inject the clock into the domain and the dispatcher").
+ * `nowMs()` is Unix epoch milliseconds (UTC); `nowSeconds()` is the same instant in whole epoch
+ * seconds (what the tables store as created_at, sent_at, …), floor of `nowMs() / 1000`.
+ */
+export interface Clock {
+  /** Unix epoch milliseconds. */
+  nowMs(): number;
+  /** Unix epoch seconds (whole, rounded down). */
+  nowSeconds(): number;
+}
+
+/** The real time (Date.now). */
+export const systemClock: Clock = Object.freeze({
+  nowMs: () => Date.now(),
+  nowSeconds: () => Math.floor(Date.now() / 1000),
+});
+
+/** A clock that only moves when told to: for tests. */
+export interface ManualClock extends Clock {
+  /** Moves the clock forward by `ms` milliseconds (≥ 0). */
+  advance(ms: number): void;
+  /** Sets the clock to `epochMs`. */
+  set(epochMs: number): void;
+}
+
+/**
+ * A manual clock starting at `startMs` (epoch milliseconds; default: the real time now, rounded
+ * down to a whole second so that `nowSeconds() * 1000 === nowMs()` at the start).
+ */
+export function createManualClock(startMs: number = Math.floor(Date.now() / 1000) * 1000): ManualClock {
+  let now = startMs;
+  return {
+    nowMs: () => now,
+    nowSeconds: () => Math.floor(now / 1000),
+    advance(ms: number) {
+      if (!(ms >= 0)) throw new RangeError(`a clock only moves forward (advance(${ms}))`);
+      now += ms;
+    },
+    set(epochMs: number) {
+      now = epochMs;
+    },
+  };
+}

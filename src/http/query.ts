@@ -97,3 +97,159 @@ export function phpInt(value: ParamValue | undefined, fallback: number): number 
   const n = Math.trunc(Number(m[1]));
   return Number.isFinite(n) ? Math.max(Math.min(n, Number.MAX_SAFE_INTEGER), Number.MIN_SAFE_INTEGER) : 0;
 }
+
+/**
+ * PHP's parsed query (`$_GET`) for rebuilding a URL (CONVENTIONS §11 "Link URLs rebuild the query
+ * the way PHP's http_build_query does"): an ordered array of keys to byte strings or nested arrays.
+ * Keys and values are *binary strings* (one char per byte, latin1), so `x=%FF` stays the byte 0xFF
+ * instead of becoming U+FFFD; `a[b]=1` stays nested under `a` with the key `b`.
+ */
+export type PhpValue = string | PhpArray;
+export type PhpArray = Map<string, PhpValue>;
+
+/** One percent-escape's value, or -1. */
+function hexByte(text: string, i: number): number {
+  const h = parseInt(text.slice(i + 1, i + 3), 16);
+  return /^[0-9a-fA-F]{2}$/.test(text.slice(i + 1, i + 3)) ? h : -1;
+}
+
+/** php_url_decode into a binary string: `+` is a space, `%XX` one byte, a broken escape stays. */
+function decodeBytes(text: string): string {
+  if (!text.includes('%') && !text.includes('+') && !/[^\x00-\xff]/.test(text)) return text;
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '+') out += ' ';
+    else if (c === '%' && hexByte(text, i) !== -1) {
+      out += String.fromCharCode(hexByte(text, i));
+      i += 2;
+    } else if (c.charCodeAt(0) > 0xff) {
+      // Not from a socket (Node reads the request line as latin1): its UTF-8 bytes.
+      out += Buffer.from(c, 'utf8').toString('latin1');
+    } else out += c;
+  }
+  return out;
+}
+
+/** PHP's array key: a canonical decimal integer string is an int key, compared as its text. */
+function nextIndex(arr: PhpArray): string {
+  let next = 0;
+  for (const k of arr.keys()) if (/^(0|-?[1-9]\d*)$/.test(k) && Number(k) >= next) next = Number(k) + 1;
+  return String(next);
+}
+
+function childArray(arr: PhpArray, key: string | null): PhpArray {
+  const k = key ?? nextIndex(arr);
+  const existing = arr.get(k);
+  if (existing instanceof Map) return existing;
+  const created: PhpArray = new Map();
+  arr.set(k, created);
+  return created;
+}
+
+/**
+ * Parses a query string as PHP's parse_str / php_register_variable_ex does, into nested ordered
+ * arrays of binary strings (CONVENTIONS §11): leading spaces of a name are dropped, `.` and ` `
+ * in the top-level name become `_`, `a[b][]=v` nests (`a[ ]` appends like `a[]`), an unclosed `[`
+ * becomes `_` (with ` `, `.` and `[` after it), text after a closing `]` that does not open another
+ * `[` is ignored, a repeated key keeps its first position.
+ */
+export function parsePhpQuery(query: string): PhpArray {
+  const root: PhpArray = new Map();
+  if (query === '') return root;
+  for (const pair of query.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    let name = decodeBytes(eq === -1 ? pair : pair.slice(0, eq));
+    const value = eq === -1 ? '' : decodeBytes(pair.slice(eq + 1));
+    let start = 0;
+    while (name[start] === ' ') start++;
+    name = name.slice(start);
+    const nul = name.indexOf('\0');
+    if (nul !== -1) name = name.slice(0, nul);
+    let bracket = -1;
+    let base = '';
+    for (let i = 0; i < name.length; i++) {
+      const c = name[i]!;
+      if (c === '[') {
+        bracket = i;
+        break;
+      }
+      base += c === ' ' || c === '.' ? '_' : c;
+    }
+    if (base === '') continue;
+    if (bracket === -1) {
+      root.set(base, value);
+      continue;
+    }
+    // Indices: [a][b][] ...
+    const indices: (string | null)[] = [];
+    let i = bracket;
+    let plain: string | null = null;
+    for (;;) {
+      // name[i] === '['
+      const close = name.indexOf(']', i + 1);
+      if (close === -1) {
+        // Not an index: the `[` becomes `_`, and so do ` `, `.` and `[` after it.
+        if (indices.length === 0) plain = `${base}_${name.slice(i + 1).replace(/[ .[]/g, '_')}`;
+        break;
+      }
+      const index = name.slice(i + 1, close);
+      // `[]`, and `[ ]` with one white-space character (PHP skips one), append.
+      indices.push(index === '' || (index.length === 1 && ' \t\n\v\f\r'.includes(index)) ? null : index);
+      if (name[close + 1] === '[') i = close + 1;
+      else break;
+    }
+    if (plain !== null) {
+      root.set(plain, value);
+      continue;
+    }
+    let arr = childArray(root, base);
+    for (let j = 0; j < indices.length - 1; j++) arr = childArray(arr, indices[j]!);
+    const last = indices[indices.length - 1]!;
+    arr.set(last ?? nextIndex(arr), value);
+  }
+  return root;
+}
+
+/**
+ * PHP urlencode of a binary string, as http_build_query writes keys and values (CONVENTIONS §11):
+ * bytes other than letters, digits and `-_.` are %XX; a space is `+`.
+ */
+export function phpUrlEncodeBytes(bytes: string): string {
+  if (URL_SAFE.test(bytes)) return bytes;
+  let out = '';
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes.charCodeAt(i);
+    if ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x2d || c === 0x2e || c === 0x5f) out += bytes[i];
+    else if (c === 0x20) out += '+';
+    else out += `%${c < 16 ? '0' : ''}${c.toString(16).toUpperCase()}`;
+  }
+  return out;
+}
+
+/**
+ * PHP http_build_query of one top-level entry (CONVENTIONS §11): nested keys stay nested
+ * (`a%5Bb%5D=1`), bytes are encoded as bytes, an empty array writes nothing (`''`).
+ */
+export function buildPhpQueryPart(key: string, value: PhpValue): string {
+  const parts: string[] = [];
+  addPhpParts(parts, phpUrlEncodeBytes(key), value);
+  return parts.join('&');
+}
+
+function addPhpParts(parts: string[], prefix: string, value: PhpValue): void {
+  if (value instanceof Map) {
+    for (const [k, v] of value) addPhpParts(parts, `${prefix}%5B${phpUrlEncodeBytes(k)}%5D`, v);
+  } else parts.push(`${prefix}=${phpUrlEncodeBytes(value)}`);
+}
+
+/** PHP http_build_query of a whole parsed query (CONVENTIONS §11), entries in their order. */
+export function buildPhpQuery(params: PhpArray): string {
+  const parts: string[] = [];
+  for (const [k, v] of params) {
+    const part = buildPhpQueryPart(k, v);
+    if (part !== '') parts.push(part);
+  }
+  return parts.join('&');
+}

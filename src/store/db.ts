@@ -9,6 +9,8 @@ import type { Database } from './tables.ts';
 import type { Db } from './types.ts';
 import { initialMigration } from './migrations/001_initial.ts';
 import { listTotalsMigration } from './migrations/002_list_totals.ts';
+import { extensionsMigration } from './migrations/003_extensions.ts';
+import { messagesMigration } from './migrations/004_messages.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -133,7 +135,12 @@ export function openStore(config: DatabaseConfig): Store {
 }
 
 function migrations(dialect: Dialect): Record<string, Migration> {
-  return { '001_initial': initialMigration(dialect), '002_list_totals': listTotalsMigration(dialect) };
+  return {
+    '001_initial': initialMigration(dialect),
+    '002_list_totals': listTotalsMigration(dialect),
+    '003_extensions': extensionsMigration(dialect),
+    '004_messages': messagesMigration(dialect),
+  };
 }
 
 /**
@@ -151,15 +158,21 @@ export async function migrateToLatest(store: Store): Promise<string[]> {
 /**
  * Runs `fn` in one transaction: it commits when `fn` resolves and rolls back when it throws,
  * so a multi-step write lands whole or not at all.
+ *
+ * `options.immediate` (SQLite; PostgreSQL ignores it): BEGIN IMMEDIATE, which takes the write
+ * lock at the start, waiting up to busy_timeout for another process's writer. Use it for write
+ * transactions that other processes write beside (the dispatcher, `msgsvc worker`, sends):
+ * a deferred transaction whose first write meets another connection's lock fails at once with
+ * SQLITE_BUSY instead of waiting.
  */
-export function inTransaction<T>(store: Store, fn: (tx: Db) => Promise<T>): Promise<T> {
+export function inTransaction<T>(store: Store, fn: (tx: Db) => Promise<T>, options: { immediate?: boolean } = {}): Promise<T> {
   const sqlite = sqliteHandles.get(store.db);
   if (!sqlite) return store.db.transaction().execute(fn);
   // SQLite has one connection. Holding Kysely's lock on it (connection()) keeps every other query
   // out, Kysely's and the direct path's alike (the direct path steps aside while a transaction is
   // open); BEGIN/COMMIT and the transaction's own prepared queries then run straight on it.
   return store.db.connection().execute(async (tx) => {
-    cachedStatement(sqlite, 'BEGIN').run();
+    cachedStatement(sqlite, options.immediate ? 'BEGIN IMMEDIATE' : 'BEGIN').run();
     sqliteHandles.set(tx, sqlite);
     ownTransactions.add(tx);
     try {

@@ -82,6 +82,8 @@ export interface CustomFieldsTable {
   id: Id;
   account_id: number;
   name: string;
+  /** Case-folded name (NFKC, trimmed, lower case): unique per account (migration 003). */
+  name_key: ColumnType<string, string | undefined, string>;
   created_at: Epoch;
   updated_at: Epoch;
 }
@@ -120,6 +122,73 @@ export interface KeywordReservationsTable {
   keyword_key: string;
   autoreply_message: string;
   created_at: Epoch;
+  /** Digits of the number (migration 003): a keyword is unique on a number across all accounts. */
+  number: ColumnType<string, string | undefined, string>;
+}
+
+export interface IdempotencyKeysTable {
+  account_id: number;
+  key: string;
+  /** SHA-256 of method, path, query less access_token, and body (API-EXTENSIONS §1). */
+  fingerprint: string;
+  /** null while the first request is running. */
+  response_status: number | null;
+  response_body: string | null;
+  response_location: string | null;
+  created_at: Epoch;
+  expires_at: Epoch;
+}
+
+/** One `sms/send-group` (API-EXTENSIONS §6 Batch record), migration 004. */
+export interface BatchesTable {
+  id: Id;
+  account_id: number;
+  group_id: number;
+  /** Digits of the account number it went from. */
+  number: string;
+  message: string;
+  type_id: number;
+  recipients: Generated<number>;
+  skipped: Generated<number>;
+  credits: Generated<number>;
+  created_at: Epoch;
+}
+
+/** The message log (API-EXTENSIONS §6 Message record) and its dispatch state (§8), migration 004. */
+export interface MessagesTable {
+  id: Id;
+  account_id: number;
+  /** 1 Outbound, 2 Inbound. */
+  direction: number;
+  /** Digits of the account number that sent or received it. */
+  number: string;
+  /** Digits (E.164 without `+`) of the other party. */
+  mobile_phone: string;
+  message: string;
+  /** 1 SMS, 2 MMS. */
+  type_id: number;
+  /** 1 Queued, 2 Sent, 3 Delivered, 4 Undelivered, 5 Failed, 6 Rejected, 7 Received. */
+  status_id: number;
+  segments: number;
+  credits: number;
+  batch_id: number | null;
+  scheduled_message_id: number | null;
+  error_code: Generated<string>;
+  created_at: Epoch;
+  sent_at: Epoch | null;
+  delivered_at: Epoch | null;
+  /** 1 for the §7 confirmations, which go to opted-out numbers. */
+  opt_out_exempt: Generated<number>;
+  /** Epoch ms when a dispatcher takes it next (queued: due; sending: lease end); NULL otherwise. */
+  due_at: number | null;
+  /** Set while a dispatcher holds it (`sending`). */
+  lease_token: string | null;
+  attempts: Generated<number>;
+  carrier_message_id: string | null;
+  /** A receipt the carrier announced at submit: its status (3 or 4), error code and due time (epoch ms). */
+  receipt_status: number | null;
+  receipt_error: string | null;
+  receipt_due_at: number | null;
 }
 
 /** Per-account list totals, kept by triggers (migration 002). */
@@ -143,4 +212,28 @@ export interface Database {
   scheduled_messages: ScheduledMessagesTable;
   keyword_reservations: KeywordReservationsTable;
   list_totals: ListTotalsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  batches: BatchesTable;
+  messages: MessagesTable;
 }
+
+/**
+ * Every table that holds an account's data, in dependency order: the isolation, secrets and fuzz
+ * suites fingerprint each of them, so a new table is covered by adding it here.
+ */
+export const TABLES = [
+  'accounts',
+  'credit_balances',
+  'api_tokens',
+  'account_numbers',
+  'contacts',
+  'groups',
+  'group_members',
+  'custom_fields',
+  'custom_field_entries',
+  'scheduled_messages',
+  'keyword_reservations',
+  'idempotency_keys',
+  'batches',
+  'messages',
+] as const satisfies readonly (keyof Database)[];

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
 import type { ConfigSource } from '../../src/config.ts';
 import { createAccount, issueToken } from '../../src/domain/accounts.ts';
-import type { DemoAccount } from '../../src/domain/demo.ts';
+import type { DemoAccount } from '../../src/cli/demo.ts';
 import { buildTestApp, withToken, type TestApp } from './app.ts';
 
 import { REASON } from './reasons.ts';

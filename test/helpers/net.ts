@@ -120,3 +120,43 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
     },
   };
 }
+
+/** A response read off a raw socket: the head exactly as sent (header-name case included) and the body. */
+export interface RawResponse {
+  statusLine: string;
+  status: number;
+  /** Header lines in order, names as written on the wire. */
+  headers: [string, string][];
+  /** The value of the first header whose name is exactly `name` (case-sensitive). */
+  header(name: string): string | undefined;
+  body: Buffer;
+}
+
+/**
+ * Sends `request` (the whole HTTP/1.1 message: request line, headers, blank line, body) as it is
+ * over a new TCP connection and reads the response until the server closes the connection, so
+ * nothing normalises the request target or the header names (send `Connection: close`).
+ */
+export async function rawHttp(port: number, request: string | Buffer, host = '127.0.0.1'): Promise<RawResponse> {
+  const socket = connect(port, host);
+  const chunks: Buffer[] = [];
+  socket.on('data', (d: Buffer) => chunks.push(d));
+  await once(socket, 'connect');
+  socket.write(request);
+  await once(socket, 'close');
+  const all = Buffer.concat(chunks);
+  const end = all.indexOf('\r\n\r\n');
+  const head = all.subarray(0, end === -1 ? all.length : end).toString('latin1').split('\r\n');
+  const statusLine = head.shift() ?? '';
+  const headers = head.map((line): [string, string] => {
+    const colon = line.indexOf(':');
+    return [line.slice(0, colon), line.slice(colon + 1).trim()];
+  });
+  return {
+    statusLine,
+    status: Number(statusLine.split(' ')[1]),
+    headers,
+    header: (name) => headers.find(([n]) => n === name)?.[1],
+    body: end === -1 ? Buffer.alloc(0) : all.subarray(end + 4),
+  };
+}

@@ -267,3 +267,37 @@ export async function snapshotAccount(ctx: TestApp, accountId: number): Promise<
 
 /** A row id the database has never handed out (larger than any id in use). */
 export const UNUSED_ID = 987654321;
+
+/** One rejected request: its body (or raw body) and the exact 422 list it must get. */
+export interface RejectCase {
+  name: string;
+  body?: unknown;
+  rawBody?: string;
+  errors: { field: string; message: string }[];
+}
+
+/**
+ * Sends each case in every wire format and checks the exact 422 (CONVENTIONS §3) and that the
+ * account's data did not change (a rejected write commits nothing).
+ */
+export async function expectRejected(
+  ctx: TestApp,
+  demo: { account: { id: number }; token: string },
+  o: Omit<CallOptions, 'token' | 'body' | 'rawBody' | 'wire'>,
+  cases: readonly RejectCase[],
+  wires: readonly Wire[] = WIRES,
+): Promise<void> {
+  const before = await snapshotAccount(ctx, demo.account.id);
+  for (const c of cases) {
+    for (const wire of wires) {
+      const res = await call(ctx.app, { ...o, token: demo.token, wire, ...(c.rawBody !== undefined ? { rawBody: c.rawBody } : { body: c.body }) });
+      try {
+        assert422(res, c.errors, wire);
+      } catch (err) {
+        (err as Error).message = `${o.method ?? 'GET'} ${o.path} case "${c.name}" (${wire}): ${(err as Error).message}`;
+        throw err;
+      }
+    }
+  }
+  assert.deepEqual(await snapshotAccount(ctx, demo.account.id), before, 'a rejected write changes nothing');
+}

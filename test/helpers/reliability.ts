@@ -25,13 +25,18 @@ function unescapeXml(s: string): string {
  * Asserts that a response is well-formed on the wire (CONVENTIONS §2–§4): no 5xx; the body parses
  * in the format its Content-Type declares (XML well-formed, one line after the declaration); an
  * error is `{name,message,code,status}` in that order (or, for 422, a non-empty list of
- * `{field,message}`); HEAD has no body.
+ * `{field,message}`); HEAD and 204 have no body.
  */
 export function assertWireResponse(res: { status: number; contentType: string | undefined; body: string; method: string }, context = ''): void {
   const where = `${context} → ${res.status} ${res.contentType} ${JSON.stringify(res.body.slice(0, 300))}`;
   assert.ok(res.status >= 200 && res.status < 500, `no 5xx (and no 1xx/3xx): ${where}`);
   if (res.method === 'HEAD') {
     assert.equal(res.body, '', `HEAD has no body: ${where}`);
+    return;
+  }
+  if (res.status === 204) {
+    // API-EXTENSIONS §1 delete: 204 No Content, empty body (no format to declare).
+    assert.equal(res.body, '', `204 has no body: ${where}`);
     return;
   }
   assert.ok(res.contentType === JSON_TYPE || res.contentType === XML_TYPE, `declared format: ${where}`);
@@ -90,19 +95,9 @@ export interface DbProbe {
   close(): void;
 }
 
-export const TABLES = [
-  'accounts',
-  'credit_balances',
-  'api_tokens',
-  'account_numbers',
-  'contacts',
-  'groups',
-  'group_members',
-  'custom_fields',
-  'custom_field_entries',
-  'scheduled_messages',
-  'keyword_reservations',
-] as const;
+/** Every table of an account's data, from src/store (a new table is covered by adding it there). */
+export { TABLES } from '../../src/store/tables.ts';
+import { TABLES } from '../../src/store/tables.ts';
 
 export function openProbe(dbPath: string): DbProbe {
   const db = new SQLite(dbPath, { readonly: true, fileMustExist: true });

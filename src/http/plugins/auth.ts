@@ -1,17 +1,14 @@
-import { hash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Store } from '../../store/db.ts';
 import { externalWrites } from '../../store/db.ts';
 import { findLiveToken, revocationCount } from '../../store/repositories/accounts.ts';
+import { hashToken } from '../../domain/tokens.ts';
 import { HttpError } from '../wire.ts';
 
 /** CONVENTIONS §2: the one 401 message, whatever was wrong with the token. */
 export const INVALID_CREDENTIALS = 'Your request was made with invalid credentials.';
 
-/** SHA-256 of a token, lowercase hex: the only form a token is stored in (CONVENTIONS §9). */
-export function hashToken(token: string): string {
-  return hash('sha256', token, 'hex');
-}
 
 /** How long a resolved token is trusted without asking the database again (default of MSGSVC_TOKEN_CACHE_MS). */
 export const TOKEN_CACHE_TTL_MS = 2000;

@@ -50,7 +50,8 @@ export function createErrorHandler(bodyLimitBytes: number) {
     if (known) {
       const [status, message] = known;
       if (status === 413) {
-        return sendError(request, reply, 413, `Request Entity Too Large: the body is over the limit of ${bodyLimitBytes} bytes.`);
+        const limit = request.routeOptions.bodyLimit ?? bodyLimitBytes;
+        return sendError(request, reply, 413, `Request Entity Too Large: the body is over the limit of ${limit} bytes.`);
       }
       if (status === 415) {
         return sendError(request, reply, 415, 'Unsupported Media Type: send the body as application/json or application/x-www-form-urlencoded.');

@@ -16,29 +16,50 @@ interface MediaRange {
   index: number;
 }
 
-/** Media ranges of an Accept header, best first (Yii2 Request::parseAcceptHeader order). */
+// The numeric prefix PHP's (float) cast reads, after leading whitespace; anything else is 0.
+const PHP_FLOAT = /^[ \t\n\r\v\f]*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)/;
+
+/**
+ * PHP's `(float)` cast of a string (CONVENTIONS §11): the leading number, whitespace before it
+ * allowed, anything after it ignored (`0.5x` → 0.5, `1e3` → 1000); no number (`abc`,
+ * `Infinity`, `NaN`) → 0.
+ */
+export function phpFloat(text: string): number {
+  const m = PHP_FLOAT.exec(text);
+  return m === null ? 0 : Number(m[1]);
+}
+
+// PHP trim()'s characters, and PCRE's \s around `;` (Yii2: preg_split('/\s*;\s*/', trim($part))).
+const PHP_TRIM = /^[ \t\n\r\0\x0B]+|[ \t\n\r\0\x0B]+$/g;
+const PARAM_SEPARATOR = /[ \t\n\x0B\f\r]*;[ \t\n\x0B\f\r]*/;
+
+/**
+ * Media ranges of an Accept header, best first, as Yii2's Request::parseAcceptHeader reads them
+ * (CONVENTIONS §4, §11 "Negotiation"): parts split at `,`, trimmed of PHP's trim characters, split
+ * at `;` with PCRE whitespace around it, empty pieces dropped. Types are kept exactly as written,
+ * case included, and only a lower-case `q` parameter is a weight, read as PHP's (float).
+ */
 export function parseAccept(header: string): MediaRange[] {
   const ranges: MediaRange[] = [];
   header.split(',').forEach((part, index) => {
-    const params = part.trim().split(/\s*;\s*/).filter((p) => p !== '');
+    const params = part.replace(PHP_TRIM, '').split(PARAM_SEPARATOR).filter((p) => p !== '');
     const type = params.shift();
     if (type === undefined) return;
     let q = 1;
     for (const p of params) {
       const eq = p.indexOf('=');
-      if (eq > 0 && p.slice(0, eq).trim().toLowerCase() === 'q') {
-        const v = Number.parseFloat(p.slice(eq + 1));
-        q = Number.isNaN(v) ? 0 : v;
-      }
+      if (eq === 1 && p.charCodeAt(0) === 0x71 /* q */) q = phpFloat(p.slice(2));
     }
-    ranges.push({ type: type.toLowerCase(), q, index });
+    ranges.push({ type, q, index });
   });
   const wildness = (t: string) => (t === '*/*' ? 2 : t.endsWith('*') ? 1 : 0);
   return ranges.sort((a, b) => b.q - a.q || wildness(a.type) - wildness(b.type) || a.index - b.index);
 }
 
 /**
- * Picks the response format of a request.
+ * Picks the response format of a request (CONVENTIONS §4, §11 "Negotiation"): `_format` first,
+ * then the first range of Accept, best first, that is exactly `application/json` or
+ * `application/xml`; JSON when there is no Accept, no range in it, or a `*∕*` among them.
  * @throws HttpError 406 when `_format` names another format or Accept matches neither.
  * @throws HttpError 400 when `_format` is sent as an array.
  */
@@ -48,8 +69,11 @@ export function negotiateFormat(formatParam: unknown, accept: string | undefined
     if (formatParam === 'json' || formatParam === 'xml') return formatParam;
     throw new HttpError(406, `The requested response format is not supported: ${String(formatParam)}`);
   }
-  if (accept === undefined || accept.trim() === '') return 'json';
+  if (accept === undefined || accept === '' || accept === 'application/json' || accept === '*/*') return 'json';
+  if (accept === 'application/xml') return 'xml';
+  // An Accept header of no media range at all (` `, `,`) counts as none: `*/*`.
   const ranges = parseAccept(accept);
+  if (ranges.length === 0) return 'json';
   for (const r of ranges) {
     const format = FORMATS[r.type];
     if (format) return format;
@@ -65,11 +89,20 @@ export async function negotiate(request: FastifyRequest, reply: FastifyReply): P
   useFormat(reply, request.format);
 }
 
-/** `negotiate` as a callback hook: the same step without a promise per request. */
+/**
+ * `negotiate` as a callback hook: the same step without a promise per request. An operation that
+ * produces bytes (its own Content-Type, e.g. a media download) is not refused for its Accept
+ * header; its errors are rendered in the negotiated format, or JSON when none matches.
+ */
 export function negotiateHook(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
   try {
     setWireHeader(reply, 'Vary', 'Accept');
-    request.format = negotiateFormat(request.queryParams.get('_format'), request.headers.accept);
+    try {
+      request.format = negotiateFormat(request.queryParams.get('_format'), request.headers.accept);
+    } catch (err) {
+      if (request.routeOptions.config.operation?.produces !== 'bytes') throw err;
+      request.format = 'json';
+    }
     useFormat(reply, request.format);
   } catch (err) {
     return done(err as Error);

@@ -1,28 +1,32 @@
-import { numbersIndex } from './numbers/index.ts';
-import { creditsBalance } from './credits/balance.ts';
-import { singleScheduleMessages } from './sms/single-schedule-messages.ts';
-import { contactsFind } from './contacts/find.ts';
-import { groupsUpdate } from './groups/update.ts';
-import { customContactFieldsUpdate } from './custom-contact-fields/update.ts';
-import { customContactFieldsEntryUpdate } from './custom-contact-fields-entry/update.ts';
-import { keywordReserve } from './keyword/reserve.ts';
-import type { Operation } from './types.ts';
+import { allowOf, type Operation } from '../operation.ts';
+import { contacts } from './contacts/index.ts';
+import { credits } from './credits/index.ts';
+import { customContactFieldsEntry } from './custom-contact-fields-entry/index.ts';
+import { customContactFields } from './custom-contact-fields/index.ts';
+import { groups } from './groups/index.ts';
+import { keyword } from './keyword/index.ts';
+import { numbers } from './numbers/index.ts';
+import { sms } from './sms/index.ts';
 
-/** Every operation of the spec, in the spec's order. */
-export const OPERATIONS: readonly Operation[] = [
-  numbersIndex,
-  creditsBalance,
-  singleScheduleMessages,
-  contactsFind,
-  groupsUpdate,
-  customContactFieldsUpdate,
-  customContactFieldsEntryUpdate,
-  keywordReserve,
-];
+/**
+ * The registry: every controller of /v1, each listing its actions. A new resource adds its own
+ * folder and one line here.
+ */
+export const CONTROLLERS: Readonly<Record<string, readonly Operation[]>> = {
+  numbers,
+  credits,
+  sms,
+  contacts,
+  groups,
+  'custom-contact-fields': customContactFields,
+  'custom-contact-fields-entry': customContactFieldsEntry,
+  keyword,
+};
 
-/** The `Allow` value of a path (CONVENTIONS §5: reads also answer HEAD), or undefined for an unknown path. */
+/** Every operation of the API. */
+export const OPERATIONS: readonly Operation[] = Object.values(CONTROLLERS).flat();
+
+/** The `Allow` value of a path (CONVENTIONS §5: GET also answers HEAD), or undefined for an unknown path. */
 export function allowedMethods(path: string): string | undefined {
-  const op = OPERATIONS.find((o) => o.path === path);
-  if (!op) return undefined;
-  return op.methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])).join(', ');
+  return allowOf(OPERATIONS, path);
 }

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { buildQueryPart, phpInt } from '../query.ts';
+import { buildPhpQueryPart, parsePhpQuery, phpInt } from '../query.ts';
 import { setWireHeader } from '../wire.ts';
 
 /** CONVENTIONS §7: default and largest page size. */
@@ -32,10 +32,11 @@ export function resolvePage(request: FastifyRequest, total: number): Page {
 /**
  * The request's URL with `page` (1-based) set in place and `per-page` kept only when not the
  * default, for any page: the query is encoded once per request, only the page number varies.
+ * The query is rebuilt from PHP's parse of the raw query string, as http_build_query would write
+ * it (CONVENTIONS §7, §11): nested keys stay nested, bytes stay bytes, every parameter is kept.
  */
 function pageUrls(request: FastifyRequest, base: string, size: number): (page: number) => string {
-  // A copy of the parameters as parsed from the query string (onRequest), keys in their order.
-  const params = new Map(request.queryParams);
+  const params = parsePhpQuery(request.rawQuery);
   params.set('page', '');
   if (size !== DEFAULT_PAGE_SIZE) params.set('per-page', String(size));
   else params.delete('per-page');
@@ -47,7 +48,7 @@ function pageUrls(request: FastifyRequest, base: string, size: number): (page: n
       seenPage = true;
       continue;
     }
-    const part = buildQueryPart(key, value);
+    const part = buildPhpQueryPart(key, value);
     if (part === '') continue;
     if (seenPage) after += `&${part}`;
     else before += `${part}&`;

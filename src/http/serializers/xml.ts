@@ -8,10 +8,13 @@ const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
 
 // Characters that XML 1.0 forbids: C0 controls other than tab, LF and CR, lone surrogates, U+FFFE/U+FFFF.
 const INVALID_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-const ESCAPED = /[&<>]/g;
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+const ESCAPED = /[&<>\r]/g;
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#13;' };
 
-/** Escapes `&`, `<`, `>` and drops characters XML 1.0 cannot carry. */
+/**
+ * Escapes `&`, `<`, `>`, writes a carriage return as `&#13;` (CONVENTIONS §4, §11) and drops
+ * characters XML 1.0 cannot carry.
+ */
 export function escapeXmlText(text: string): string {
   return text.replace(INVALID_XML, '').replace(ESCAPED, (c) => ENTITIES[c]!);
 }

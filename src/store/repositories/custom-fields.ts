@@ -1,22 +1,112 @@
-import { prepareQuery } from '../prepared.ts';
+import { boundCount, prepareQuery } from '../prepared.ts';
 import type { Db } from '../types.ts';
-import type { CustomFieldRow, EntryRow } from '../../domain/records.ts';
+
+/** A stored custom field entry (times in epoch seconds). */
+export interface EntryRow {
+  id: number;
+  custom_field_id: number;
+  contact_id: number;
+  entry: string;
+  created_at: number;
+  updated_at: number;
+}
+/** A stored custom field with all its entries. */
+export interface CustomFieldRow {
+  id: number;
+  name: string;
+  created_at: number;
+  updated_at: number;
+  entries: EntryRow[];
+}
 
 /** Custom contact fields and their entries (CustomField.Value is derived from custom_field_entries). */
 
 const ENTRY_COLUMNS = ['id', 'custom_field_id', 'contact_id', 'entry', 'created_at', 'updated_at'] as const;
 
+const fieldById = prepareQuery((db, accountId: number, id: number) =>
+  db.selectFrom('custom_fields').select(['id', 'name', 'created_at', 'updated_at']).where('account_id', '=', accountId).where('id', '=', id),
+);
+
+// The entries of the account's fields whose ids lie in [from, to]: the entries of one field
+// (from = to), or of a page of fields, which is a contiguous run of the account's field ids.
+const entriesOfFieldRange = prepareQuery((db, accountId: number, from: number, to: number) =>
+  db
+    .selectFrom('custom_field_entries')
+    .select(ENTRY_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('custom_field_id', '>=', from)
+    .where('custom_field_id', '<=', to)
+    .orderBy('custom_field_id')
+    .orderBy('id'),
+);
+
 /** The account's custom field with this id and all its entries, if any. */
 export async function findCustomField(db: Db, accountId: number, id: number): Promise<CustomFieldRow | undefined> {
-  const row = await db
+  const row = await fieldById.first(db, accountId, id);
+  if (!row) return undefined;
+  const entries = await entriesOfFieldRange.all(db, accountId, id, id);
+  return { ...row, entries };
+}
+
+const fieldCount = prepareQuery((db, accountId: number) =>
+  db.selectFrom('custom_fields').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId),
+);
+
+/** How many custom fields the account has. */
+export async function countCustomFields(db: Db, accountId: number): Promise<number> {
+  return Number((await fieldCount.first(db, accountId))?.n ?? 0);
+}
+
+const fieldPage = prepareQuery((db, accountId: number, limit: number, offset: number) =>
+  db
     .selectFrom('custom_fields')
     .select(['id', 'name', 'created_at', 'updated_at'])
     .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  const entries = await db.selectFrom('custom_field_entries').select(ENTRY_COLUMNS).where('custom_field_id', '=', id).orderBy('id').execute();
-  return { ...row, entries };
+    .orderBy('id')
+    .limit(boundCount(limit))
+    .offset(boundCount(offset)),
+);
+
+/**
+ * One page of the account's custom fields in id order, each with all its entries. Two queries
+ * whatever the page size: the fields, then the entries of the page's fields (a page is a
+ * contiguous run of the account's field ids, so one id range selects exactly its entries).
+ */
+export async function listCustomFields(db: Db, accountId: number, limit: number, offset: number): Promise<CustomFieldRow[]> {
+  const rows = await fieldPage.all(db, accountId, limit, offset);
+  if (rows.length === 0) return [];
+  const byField = new Map<number, EntryRow[]>();
+  const page = rows.map((r) => {
+    const entries: EntryRow[] = [];
+    byField.set(r.id, entries);
+    return { ...r, entries };
+  });
+  for (const e of await entriesOfFieldRange.all(db, accountId, rows[0]!.id, rows[rows.length - 1]!.id)) byField.get(e.custom_field_id)?.push(e);
+  return page;
+}
+
+const nameTaken = prepareQuery((db, accountId: number, nameKey: string, exceptId: number) =>
+  db.selectFrom('custom_fields').select('id').where('account_id', '=', accountId).where('name_key', '=', nameKey).where('id', '!=', exceptId),
+);
+
+/**
+ * True when a custom field of the account other than `exceptId` (0: none) has this case-folded
+ * name. The unique index on (account_id, name_key) stays the final arbiter between racing writes.
+ */
+export async function customFieldNameTaken(db: Db, accountId: number, nameKey: string, exceptId = 0): Promise<boolean> {
+  return (await nameTaken.first(db, accountId, nameKey, exceptId)) !== undefined;
+}
+
+const fieldDelete = prepareQuery((db, accountId: number, id: number) =>
+  db.deleteFrom('custom_fields').where('account_id', '=', accountId).where('id', '=', id),
+);
+
+/**
+ * Deletes the account's custom field; its entries go with it (foreign key ON DELETE CASCADE).
+ * Returns false when the account has no such field.
+ */
+export async function deleteCustomField(db: Db, accountId: number, id: number): Promise<boolean> {
+  return (await fieldDelete.run(db, accountId, id)) > 0;
 }
 
 const fieldExists = prepareQuery((db, accountId: number, id: number) =>
@@ -28,21 +118,29 @@ export async function customFieldExists(db: Db, accountId: number, id: number): 
   return (await fieldExists.first(db, accountId, id)) !== undefined;
 }
 
-/** Renames a custom field. Returns false when the account has no such field. */
-export async function renameCustomField(db: Db, accountId: number, id: number, name: string, now: number): Promise<boolean> {
+/**
+ * Renames a custom field. `nameKey` is its case-folded name (unique per account).
+ * Returns false when the account has no such field.
+ * @throws the driver's unique-violation error when another field of the account has that key.
+ */
+export async function renameCustomField(db: Db, accountId: number, id: number, name: string, nameKey: string, now: number): Promise<boolean> {
   const res = await db
     .updateTable('custom_fields')
-    .set({ name, updated_at: now })
+    .set({ name, name_key: nameKey, updated_at: now })
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
 }
 
-export async function insertCustomField(db: Db, accountId: number, name: string, now: number): Promise<number> {
+/**
+ * Adds a custom field. `nameKey` is its case-folded name (unique per account).
+ * @throws the driver's unique-violation error when the account has a field with that key.
+ */
+export async function insertCustomField(db: Db, accountId: number, name: string, nameKey: string, now: number): Promise<number> {
   const { id } = await db
     .insertInto('custom_fields')
-    .values({ account_id: accountId, name, created_at: now, updated_at: now })
+    .values({ account_id: accountId, name, name_key: nameKey, created_at: now, updated_at: now })
     .returning('id')
     .executeTakeFirstOrThrow();
   return id;
@@ -79,6 +177,11 @@ export async function updateEntry(
   return (await setEntry.run(db, accountId, id, change.customFieldId, change.contactId, change.entry, now)) > 0;
 }
 
+/**
+ * Adds an entry: the value of the account's custom field for one of its contacts.
+ * @throws the driver's unique-violation error when that field × contact already has an entry,
+ * and a foreign-key error when the field or contact is not the account's.
+ */
 export async function insertEntry(db: Db, accountId: number, customFieldId: number, contactId: number, entry: string, now: number): Promise<number> {
   const { id } = await db
     .insertInto('custom_field_entries')
@@ -94,11 +197,79 @@ export async function listCustomFieldIds(db: Db, accountId: number): Promise<num
   return rows.map((r) => r.id);
 }
 
-/** True when an entry other than `exceptId` already holds this field × contact pair. */
-export async function entryPairTaken(db: Db, customFieldId: number, contactId: number, exceptId: number): Promise<boolean> {
-  return (await pairTaken.first(db, customFieldId, contactId, exceptId)) !== undefined;
+/**
+ * True when an entry of the account other than `exceptId` (0: none) already holds this
+ * field × contact pair.
+ */
+export async function entryPairTaken(db: Db, accountId: number, customFieldId: number, contactId: number, exceptId = 0): Promise<boolean> {
+  return (await pairTaken.first(db, accountId, customFieldId, contactId, exceptId)) !== undefined;
 }
 
-const pairTaken = prepareQuery((db, customFieldId: number, contactId: number, exceptId: number) =>
-  db.selectFrom('custom_field_entries').select('id').where('custom_field_id', '=', customFieldId).where('contact_id', '=', contactId).where('id', '!=', exceptId),
+const pairTaken = prepareQuery((db, accountId: number, customFieldId: number, contactId: number, exceptId: number) =>
+  db
+    .selectFrom('custom_field_entries')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('custom_field_id', '=', customFieldId)
+    .where('contact_id', '=', contactId)
+    .where('id', '!=', exceptId),
 );
+
+/** Filters of the entry list: a field, a contact, or both (each a positive safe integer). */
+export interface EntryFilter {
+  customFieldId?: number | undefined;
+  contactId?: number | undefined;
+}
+
+// One prepared count and page query per combination of filters (a query's shape never depends on
+// a value, src/store/prepared.ts). Unused filters are bound to 0 and left out of the SQL.
+type EntryQueries = {
+  count: ReturnType<typeof entryCountQuery>;
+  page: ReturnType<typeof entryPageQuery>;
+};
+
+function entryCountQuery(byField: boolean, byContact: boolean) {
+  return prepareQuery((db, accountId: number, customFieldId: number, contactId: number) => {
+    let q = db.selectFrom('custom_field_entries').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId);
+    if (byField) q = q.where('custom_field_id', '=', customFieldId);
+    if (byContact) q = q.where('contact_id', '=', contactId);
+    return q;
+  });
+}
+
+function entryPageQuery(byField: boolean, byContact: boolean) {
+  return prepareQuery((db, accountId: number, customFieldId: number, contactId: number, limit: number, offset: number) => {
+    let q = db.selectFrom('custom_field_entries').select(ENTRY_COLUMNS).where('account_id', '=', accountId);
+    if (byField) q = q.where('custom_field_id', '=', customFieldId);
+    if (byContact) q = q.where('contact_id', '=', contactId);
+    return q.orderBy('id').limit(boundCount(limit)).offset(boundCount(offset));
+  });
+}
+
+const entryQueries: EntryQueries[] = [false, true].flatMap((byField) =>
+  [false, true].map((byContact) => ({ count: entryCountQuery(byField, byContact), page: entryPageQuery(byField, byContact) })),
+);
+
+function entryQueriesFor(filter: EntryFilter): EntryQueries {
+  return entryQueries[(filter.customFieldId !== undefined ? 2 : 0) + (filter.contactId !== undefined ? 1 : 0)]!;
+}
+
+/** How many entries of the account match the filter. */
+export async function countEntries(db: Db, accountId: number, filter: EntryFilter = {}): Promise<number> {
+  const row = await entryQueriesFor(filter).count.first(db, accountId, filter.customFieldId ?? 0, filter.contactId ?? 0);
+  return Number(row?.n ?? 0);
+}
+
+/** One page of the account's entries that match the filter, in id order. */
+export async function listEntries(db: Db, accountId: number, filter: EntryFilter, limit: number, offset: number): Promise<EntryRow[]> {
+  return entryQueriesFor(filter).page.all(db, accountId, filter.customFieldId ?? 0, filter.contactId ?? 0, limit, offset);
+}
+
+const entryDelete = prepareQuery((db, accountId: number, id: number) =>
+  db.deleteFrom('custom_field_entries').where('account_id', '=', accountId).where('id', '=', id),
+);
+
+/** Deletes the account's entry. Returns false when the account has no such entry. */
+export async function deleteEntry(db: Db, accountId: number, id: number): Promise<boolean> {
+  return (await entryDelete.run(db, accountId, id)) > 0;
+}

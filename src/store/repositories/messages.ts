@@ -1,6 +1,17 @@
 import { boundCount, prepareQuery } from '../prepared.ts';
 import type { Db } from '../types.ts';
-import type { ScheduledMessageRow } from '../../domain/records.ts';
+
+/** A stored scheduled message (times in epoch seconds). */
+export interface ScheduledMessageRow {
+  id: number;
+  mobile_phone: string;
+  message: string;
+  scheduled_at: number;
+  status_id: number;
+  type_id: number;
+  mms_template_id: number | null;
+  subject: string;
+}
 
 /** Scheduled single messages. */
 

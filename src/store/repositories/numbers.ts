@@ -1,6 +1,12 @@
 import { boundCount, prepareQuery } from '../prepared.ts';
 import type { Db } from '../types.ts';
-import type { NumberRow } from '../../domain/records.ts';
+
+/** A stored account number (times in epoch seconds). */
+export interface NumberRow {
+  number: string;
+  status_id: number;
+  blocked_at: number | null;
+}
 
 /** The account's own numbers (short codes and long numbers). */
 

@@ -1,16 +1,21 @@
-import { ContactRecordSchema } from '../../../domain/records.ts';
+import { Type } from '@sinclair/typebox';
 import { findContact } from '../../../domain/contacts.ts';
-import { requiredParam } from '../../params.ts';
-import type { Operation } from '../types.ts';
+import { ContactRecordSchema, contactRecord } from '../../schemas/contacts.ts';
+import { defineOperation } from '../../operation.ts';
 
 /** Spec "GET /v1/contacts/find?number=": one Contact record, looked up by the normalised number. */
-export const contactsFind: Operation = {
+export const contactsFind = defineOperation({
+  id: 'contacts.find',
   path: '/v1/contacts/find',
   methods: ['GET'],
-  register(app, { store, mappers, config }) {
-    app.get(this.path, { schema: { response: { 200: ContactRecordSchema } } }, async (request) => {
-      const number = requiredParam(request, 'number');
-      return mappers.contact(await findContact(store, request.accountId, number, config.defaultRegion));
-    });
+  summary: 'Find a contact by phone number',
+  success: 200,
+  schema: {
+    query: Type.Object({ number: Type.String({ description: 'phone number in any common format' }) }),
+    response: ContactRecordSchema,
   },
-};
+  handler: ({ store, time, config }) => {
+    const toRecord = contactRecord(time);
+    return async (ctx) => toRecord(await findContact(store, ctx.accountId, ctx.param('number'), config.defaultRegion));
+  },
+});

@@ -1,20 +1,22 @@
-import { CreditBalanceRecordSchema } from '../../../domain/records.ts';
 import { getCredits } from '../../../store/repositories/accounts.ts';
+import { CreditBalanceRecordSchema } from '../../schemas/credits.ts';
 import { resolvePage, setPaginationHeaders } from '../../serializers/pagination.ts';
-import type { Operation } from '../types.ts';
+import { defineOperation } from '../../operation.ts';
 
 /**
  * Spec "GET /v1/credits/balance": `{"AvailableCredits": n}`, sent with the pagination headers of a
  * one-item collection and `Link rel=self`, as the spec shows (CONVENTIONS §7).
  */
-export const creditsBalance: Operation = {
+export const creditsBalance = defineOperation({
+  id: 'credits.balance',
   path: '/v1/credits/balance',
   methods: ['GET'],
-  register(app, { store }) {
-    app.get(this.path, { schema: { response: { 200: CreditBalanceRecordSchema } } }, async (request, reply) => {
-      const credits = await getCredits(store.db, request.accountId);
-      setPaginationHeaders(request, reply, resolvePage(request, 1));
-      return { AvailableCredits: credits };
-    });
+  summary: 'Read the available credit balance',
+  success: 200,
+  schema: { response: CreditBalanceRecordSchema },
+  handler: ({ store }) => async (ctx) => {
+    const credits = await getCredits(store.db, ctx.accountId);
+    setPaginationHeaders(ctx.request, ctx.reply, resolvePage(ctx.request, 1));
+    return { AvailableCredits: credits };
   },
-};
+});

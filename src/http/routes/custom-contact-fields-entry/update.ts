@@ -1,25 +1,27 @@
-import { CustomFieldValueRecordSchema } from '../../../domain/records.ts';
 import { updateEntry } from '../../../domain/custom-fields.ts';
-import { readBody } from '../../plugins/body.ts';
-import { requiredId } from '../../params.ts';
-import type { Operation } from '../types.ts';
+import { IdQuery } from '../../schemas/common.ts';
+import { CustomFieldValueRecordSchema, EntryBodySchema, entryRecord } from '../../schemas/custom-fields.ts';
+import { defineOperation } from '../../operation.ts';
 
 /**
  * Spec "POST or PUT /v1/custom-contact-fields-entry/update?id=": body `frfield`, `frcontact`,
- * `fvalue`; replies the Custom field value record. Answers POST, PUT and PATCH (CONVENTIONS §5).
+ * `fvalue`; replies the Custom field value record. Answers POST, PUT and PATCH (CONVENTIONS §5); as a POST it
+ * honours Idempotency-Key (API-EXTENSIONS §1).
  */
-export const customContactFieldsEntryUpdate: Operation = {
+export const customContactFieldsEntryUpdate = defineOperation({
+  id: 'custom-contact-fields-entry.update',
   path: '/v1/custom-contact-fields-entry/update',
   methods: ['POST', 'PUT', 'PATCH'],
-  register(app, { store, mappers }) {
-    app.route({
-      method: [...this.methods],
-      url: this.path,
-      schema: { response: { 200: CustomFieldValueRecordSchema } },
-      handler: async (request) => {
-        const id = requiredId(request);
-        return mappers.entry(await updateEntry(store, request.accountId, id, readBody(request)));
-      },
-    });
+  summary: "Update a contact's custom field value",
+  success: 200,
+  idempotent: true,
+  schema: {
+    query: IdQuery,
+    body: EntryBodySchema,
+    response: CustomFieldValueRecordSchema,
   },
-};
+  handler: ({ store, time }) => {
+    const toRecord = entryRecord(time);
+    return async (ctx) => toRecord(await updateEntry(store, ctx.accountId, ctx.id(), ctx.body()));
+  },
+});

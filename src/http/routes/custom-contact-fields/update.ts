@@ -1,22 +1,19 @@
-import { CustomFieldRecordSchema } from '../../../domain/records.ts';
+import { Type } from '@sinclair/typebox';
 import { renameCustomField } from '../../../domain/custom-fields.ts';
-import { readBody } from '../../plugins/body.ts';
-import { requiredId } from '../../params.ts';
-import type { Operation } from '../types.ts';
+import { IdQuery } from '../../schemas/common.ts';
+import { CustomFieldRecordSchema, customFieldRecord } from '../../schemas/custom-fields.ts';
+import { defineOperation } from '../../operation.ts';
 
 /** Spec "PUT /v1/custom-contact-fields/update?id=": body `fname`; replies the Custom field record. */
-export const customContactFieldsUpdate: Operation = {
+export const customContactFieldsUpdate = defineOperation({
+  id: 'custom-contact-fields.update',
   path: '/v1/custom-contact-fields/update',
   methods: ['PUT', 'PATCH'],
-  register(app, { store, mappers }) {
-    app.route({
-      method: [...this.methods],
-      url: this.path,
-      schema: { response: { 200: CustomFieldRecordSchema } },
-      handler: async (request) => {
-        const id = requiredId(request);
-        return mappers.customField(await renameCustomField(store, request.accountId, id, readBody(request)));
-      },
-    });
+  summary: 'Rename a custom contact field',
+  success: 200,
+  schema: { query: IdQuery, body: Type.Object({ fname: Type.String({ minLength: 3, maxLength: 64 }) }), response: CustomFieldRecordSchema },
+  handler: ({ store, time }) => {
+    const toRecord = customFieldRecord(time);
+    return async (ctx) => toRecord(await renameCustomField(store, ctx.accountId, ctx.id(), ctx.body()));
   },
-};
+});

@@ -1,22 +1,25 @@
-import { GroupRecordSchema } from '../../../domain/records.ts';
 import { updateGroup } from '../../../domain/groups.ts';
-import { readBody } from '../../plugins/body.ts';
-import { requiredId } from '../../params.ts';
-import type { Operation } from '../types.ts';
+import { IdQuery } from '../../schemas/common.ts';
+import { GroupRecordSchema, GroupWriteBodySchema, groupRecord } from '../../schemas/groups.ts';
+import { defineOperation } from '../../operation.ts';
 
-/** Spec "PUT /v1/groups/update?id=": body `fname` (required) and `fnote`; replies the Group record. */
-export const groupsUpdate: Operation = {
+/**
+ * Spec "PUT /v1/groups/update?id=": body `fname` (required) and `fnote`, plus `KeywordId` and
+ * `ParentId` (API-EXTENSIONS §3); only the fields sent change. Replies the Group record.
+ */
+export const groupsUpdate = defineOperation({
+  id: 'groups.update',
   path: '/v1/groups/update',
   methods: ['PUT', 'PATCH'],
-  register(app, { store, mappers }) {
-    app.route({
-      method: [...this.methods],
-      url: this.path,
-      schema: { response: { 200: GroupRecordSchema } },
-      handler: async (request) => {
-        const id = requiredId(request);
-        return mappers.group(await updateGroup(store, request.accountId, id, readBody(request)));
-      },
-    });
+  summary: 'Rename a group and change its note',
+  success: 200,
+  schema: {
+    query: IdQuery,
+    body: GroupWriteBodySchema,
+    response: GroupRecordSchema,
   },
-};
+  handler: ({ store, time }) => {
+    const toRecord = groupRecord(time);
+    return async (ctx) => toRecord(await updateGroup(store, ctx.accountId, ctx.id(), ctx.body()));
+  },
+});

@@ -1,21 +1,30 @@
 import { Type } from '@sinclair/typebox';
 import { reserveKeyword } from '../../../domain/keywords.ts';
-import { keywordReservationXml, KeywordReservationRecordSchema } from '../../../domain/records.ts';
-import { readBody } from '../../plugins/body.ts';
-import type { Operation } from '../types.ts';
+import { IntOrString } from '../../schemas/common.ts';
+import { keywordReservationRecord, keywordReservationXml, KeywordReservationRecordSchema } from '../../schemas/keywords.ts';
+import { defineOperation } from '../../operation.ts';
 
 /**
  * Spec "POST /v1/keyword/reserve": replies 201 with a list holding the one new reservation. The XML
  * form swaps element names (Number carries the keyword, ShortCode the number).
  */
-export const keywordReserve: Operation = {
+export const keywordReserve = defineOperation({
+  id: 'keyword.reserve',
   path: '/v1/keyword/reserve',
   methods: ['POST'],
-  register(app, { store, mappers }) {
-    app.post(this.path, { schema: { response: { 201: Type.Array(KeywordReservationRecordSchema) } } }, async (request, reply) => {
-      const record = mappers.keywordReservation(await reserveKeyword(store, request.accountId, readBody(request)));
-      reply.code(201);
-      return [request.format === 'xml' ? keywordReservationXml(record) : record];
-    });
+  summary: 'Reserve a keyword on an account number',
+  success: 201,
+  idempotent: true,
+  schema: {
+    body: Type.Object({
+      Keyword: Type.String({ minLength: 4, maxLength: 255 }),
+      Number: IntOrString('account short code or long number'),
+      AutoreplyMessage: Type.Optional(Type.String({ maxLength: 1600 })),
+    }),
+    response: Type.Array(KeywordReservationRecordSchema),
   },
-};
+  handler: ({ store }) => async (ctx) => {
+    const record = keywordReservationRecord(await reserveKeyword(store, ctx.accountId, ctx.body()));
+    return [ctx.format === 'xml' ? keywordReservationXml(record) : record];
+  },
+});

@@ -1,19 +1,24 @@
 import { Type } from '@sinclair/typebox';
-import { ScheduledMessageRecordSchema } from '../../../domain/records.ts';
-import * as messages from '../../../store/repositories/messages.ts';
-import { resolvePage, setPaginationHeaders } from '../../serializers/pagination.ts';
-import type { Operation } from '../types.ts';
+import * as repo from '../../../store/repositories/messages.ts';
+import { PageQuery } from '../../schemas/common.ts';
+import { ScheduledMessageRecordSchema, scheduledMessageRecord } from '../../schemas/scheduled-messages.ts';
+import { defineOperation } from '../../operation.ts';
 
 /** Spec "GET /v1/sms/single-schedule-messages": scheduled single messages, paginated. */
-export const singleScheduleMessages: Operation = {
+export const singleScheduleMessages = defineOperation({
+  id: 'sms.single-schedule-messages',
   path: '/v1/sms/single-schedule-messages',
   methods: ['GET'],
-  register(app, { store, mappers }) {
-    app.get(this.path, { schema: { response: { 200: Type.Array(ScheduledMessageRecordSchema) } } }, async (request, reply) => {
-      const page = resolvePage(request, await messages.countScheduledMessages(store.db, request.accountId));
-      const rows = await messages.listScheduledMessages(store.db, request.accountId, page.size, page.offset);
-      setPaginationHeaders(request, reply, page);
-      return rows.map(mappers.scheduledMessage);
-    });
+  summary: 'List scheduled single messages',
+  success: 200,
+  schema: { query: PageQuery, response: Type.Array(ScheduledMessageRecordSchema) },
+  handler: ({ store, time }) => {
+    const toRecord = scheduledMessageRecord(time);
+    return async (ctx) =>
+      ctx.paginate(
+        await repo.countScheduledMessages(store.db, ctx.accountId),
+        (limit, offset) => repo.listScheduledMessages(store.db, ctx.accountId, limit, offset),
+        toRecord,
+      );
   },
-};
+});

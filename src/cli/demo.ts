@@ -6,18 +6,16 @@ import * as fields from '../store/repositories/custom-fields.ts';
 import * as groups from '../store/repositories/groups.ts';
 import * as messages from '../store/repositories/messages.ts';
 import * as numbers from '../store/repositories/numbers.ts';
-import { issueToken } from './accounts.ts';
-import { normalisePhone } from './phone.ts';
-import type {
-  ContactRecord,
-  CustomFieldRecord,
-  CustomFieldValueRecord,
-  GroupRecord,
-  NumberRecord,
-  RecordMappers,
-  ScheduledMessageRecord,
-} from './records.ts';
-import { nowSeconds } from './time.ts';
+import { issueToken } from '../domain/accounts.ts';
+import { normalisePhone } from '../domain/phone.ts';
+import { nowSeconds } from '../domain/time.ts';
+import { caseKey } from '../domain/text.ts';
+import type { ContactRecord } from '../http/schemas/contacts.ts';
+import type { CustomFieldRecord, CustomFieldValueRecord } from '../http/schemas/custom-fields.ts';
+import type { GroupRecord } from '../http/schemas/groups.ts';
+import type { RecordMappers } from '../http/schemas/index.ts';
+import type { NumberRecord } from '../http/schemas/numbers.ts';
+import type { ScheduledMessageRecord } from '../http/schemas/scheduled-messages.ts';
 
 /** Everything `msgsvc demo --json` prints: the new account, its token and its records as the API shows them. */
 export interface DemoAccount {
@@ -98,9 +96,9 @@ export async function createDemoAccount(store: Store, mappers: RecordMappers, re
       if (i % 3 === 0) await groups.addGroupMember(tx, accountId, events, contactId);
       if (i >= 45) await groups.addGroupMember(tx, accountId, staff, contactId);
     }
-    const color = await fields.insertCustomField(tx, accountId, 'Favorite Color', now - 20 * day);
-    const tier = await fields.insertCustomField(tx, accountId, 'Loyalty Tier', now - 20 * day);
-    await fields.insertCustomField(tx, accountId, 'Shoe Size', now - 5 * day);
+    const color = await fields.insertCustomField(tx, accountId, 'Favorite Color', caseKey('Favorite Color'), now - 20 * day);
+    const tier = await fields.insertCustomField(tx, accountId, 'Loyalty Tier', caseKey('Loyalty Tier'), now - 20 * day);
+    await fields.insertCustomField(tx, accountId, 'Shoe Size', caseKey('Shoe Size'), now - 5 * day);
     const colors = ['Blue', 'Green', 'Red', 'Purple', 'Black'];
     const tiers = ['Bronze', 'Silver', 'Gold'];
     for (const [i, contactId] of contactIds.entries()) {

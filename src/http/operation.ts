@@ -1,0 +1,283 @@
+import { PassThrough, Readable, Transform } from 'node:stream';
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.ts';
+import type { Input } from '../domain/validation.ts';
+import type { Clock, TimeFormat } from '../domain/time.ts';
+import type { Store } from '../store/db.ts';
+import { readBody } from './plugins/body.ts';
+import { requiredId, requiredParam } from './params.ts';
+import { resolvePage, setPaginationHeaders } from './serializers/pagination.ts';
+import { HttpError, setWireHeader } from './wire.ts';
+import type { IdempotencyHooks } from './plugins/idempotency.ts';
+
+/**
+ * The route model: every operation of the API is one declarative descriptor (`defineOperation`),
+ * and `registerOperations` turns descriptors into Fastify routes. The cross-cutting steps read
+ * the descriptor from the route's options (`request.routeOptions.config.operation`):
+ * negotiation (records vs bytes), the body (its kind and its own size limit), the success status
+ * (200, 201 with `Location`, 204) and Idempotency-Key. The request path stays as CONVENTIONS §1
+ * orders it: routing 404 → 406 → 405 → 401 → 429 → handler (400 → 404 / 422 → success).
+ */
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * What a request body may be:
+ * - `json-or-form`: JSON or form-urlencoded fields (CONVENTIONS §6), parsed when the handler asks;
+ * - `csv`, `multipart`: the raw bytes as a stream, never held whole (import, media upload);
+ * - `none`: reads and deletes; a body sent anyway is ignored.
+ */
+export type BodyKind = 'json-or-form' | 'multipart' | 'csv' | 'none';
+
+/** What a route needs from the application: its store, settings and time rendering. */
+export interface RouteDeps {
+  store: Store;
+  config: Config;
+  /** Renders stored epoch seconds in the configured zone (CONVENTIONS §10). */
+  time: TimeFormat;
+  /** The time source of the domain (issue 11: injected so tests move time); absent: the system clock. */
+  clock?: Clock;
+}
+
+/** A request as an operation's handler sees it. */
+export interface OperationContext {
+  readonly request: FastifyRequest;
+  readonly reply: FastifyReply;
+  /** The authenticated account; every query is scoped to it. */
+  readonly accountId: number;
+  /** The negotiated response format (CONVENTIONS §4). */
+  readonly format: 'json' | 'xml';
+  /**
+   * The required `id` query parameter as canonical integer text.
+   * @throws HttpError 400 `Missing required parameters: id` / `Invalid data received for parameter "id".`
+   */
+  id(): string;
+  /**
+   * A required query parameter as text.
+   * @throws HttpError 400 when missing or sent as an array.
+   */
+  param(name: string): string;
+  /** An optional query parameter: text, a list (for `key[]=`), or undefined. */
+  query(name: string): string | string[] | undefined;
+  /**
+   * The body's fields (`json-or-form` operations).
+   * @throws HttpError 400 bad JSON, 415 another content type (CONVENTIONS §2, §6).
+   */
+  body(): Input;
+  /**
+   * The body's bytes as a stream, with the declared media type (`csv` and `multipart`
+   * operations). The stream fails with HttpError 413 past the operation's body limit.
+   */
+  stream(): { mediaType: string; contentType: string; bytes: Readable };
+  /**
+   * Serves one page of a list (CONVENTIONS §7): resolves the page from `total`, fetches its rows,
+   * sets X-Pagination-* and Link, and returns the rows mapped to records.
+   */
+  paginate<Row, R>(total: number, fetch: (limit: number, offset: number) => Promise<Row[]>, map: (row: Row) => R): Promise<R[]>;
+}
+
+/** One operation of the API, declared once. */
+export interface Operation {
+  /** Stable operation id, `controller.action` (`groups.update`): logs and the OpenAPI operationId. */
+  readonly id: string;
+  /** `/v1/<controller>/<action>`. */
+  readonly path: string;
+  /** Methods it answers; GET also answers HEAD (CONVENTIONS §5). */
+  readonly methods: readonly Method[];
+  /** One line saying what it does (OpenAPI summary). */
+  readonly summary: string;
+  /** Its body: kind, and its own size limit in bytes (default: MSGSVC_BODY_LIMIT). */
+  readonly body: { readonly kind: BodyKind; readonly limitBytes?: (config: Config) => number };
+  /** `record`: a record or list rendered in the negotiated JSON/XML; `bytes`: its own Content-Type, errors still negotiated. */
+  readonly produces: 'record' | 'bytes';
+  /** Success status: 200, 201 (with `Location` when `location` is set) or 204 (empty body). */
+  readonly success: 200 | 201 | 204;
+  /**
+   * For 201: the path of the view action of the created record. `Location` is
+   * `<scheme>://<host><location>?id=<Id>`, with Id taken from the record (or the first record of
+   * a list) (API-EXTENSIONS §1).
+   */
+  readonly location?: string;
+  /** Honours the Idempotency-Key header (API-EXTENSIONS §1). */
+  readonly idempotent: boolean;
+  /**
+   * TypeBox schemas: the query and body it reads (documentation and OpenAPI; the checks and their
+   * exact Yii2 messages come from the domain's validation rules) and the success response, which
+   * Fastify compiles into the JSON serialiser.
+   */
+  readonly schema: { readonly query?: TSchema; readonly body?: TSchema; readonly response?: TSchema };
+  /** Builds the handler once per application; the handler returns what the response carries. */
+  readonly handler: (deps: RouteDeps) => (ctx: OperationContext) => Promise<unknown>;
+}
+
+type OperationInput = Omit<Operation, 'body' | 'produces' | 'idempotent' | 'schema'> &
+  Partial<Pick<Operation, 'body' | 'produces' | 'idempotent' | 'schema'>>;
+
+/**
+ * Declares an operation. Defaults: a `json-or-form` body for writes and none for reads, a record
+ * response, no Idempotency-Key.
+ */
+export function defineOperation(op: OperationInput): Operation {
+  const writes = op.methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH');
+  return {
+    ...op,
+    body: op.body ?? { kind: writes ? 'json-or-form' : 'none' },
+    produces: op.produces ?? 'record',
+    idempotent: op.idempotent ?? false,
+    schema: op.schema ?? {},
+  };
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The descriptor of the operation this route serves (absent on /healthz, /readyz). */
+    operation?: Operation;
+  }
+}
+
+/** The operation a request was routed to, if any. */
+export function operationOf(request: FastifyRequest): Operation | undefined {
+  return request.routeOptions.config.operation;
+}
+
+interface StreamedBody {
+  mediaType: string;
+  contentType: string;
+  stream: Readable;
+}
+
+/** Counts bytes through and fails with 413 past `limit`. */
+function limitBytes(limit: number): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      if (seen > limit) callback(new HttpError(413, `Request Entity Too Large: the body is over the limit of ${limit} bytes.`));
+      else callback(null, chunk);
+    },
+  });
+}
+
+class Context implements OperationContext {
+  constructor(
+    readonly request: FastifyRequest,
+    readonly reply: FastifyReply,
+    private readonly op: Operation,
+    private readonly bodyLimit: number,
+  ) {}
+  get accountId() {
+    return this.request.accountId;
+  }
+  get format() {
+    return this.request.format;
+  }
+  id() {
+    return requiredId(this.request);
+  }
+  param(name: string) {
+    return requiredParam(this.request, name);
+  }
+  query(name: string) {
+    const v = this.request.queryParams.get(name);
+    return v === undefined ? undefined : Array.isArray(v) ? v.map(String) : v;
+  }
+  body() {
+    return readBody(this.request);
+  }
+  stream() {
+    const body = this.request.body as StreamedBody | undefined;
+    if (!body) return { mediaType: '', contentType: '', bytes: Readable.from([]) };
+    const out = new PassThrough();
+    const limiter = limitBytes(this.bodyLimit);
+    body.stream.on('error', (err) => out.destroy(err));
+    limiter.on('error', (err) => out.destroy(err));
+    body.stream.pipe(limiter).pipe(out);
+    return { mediaType: body.mediaType, contentType: body.contentType, bytes: out };
+  }
+  async paginate<Row, R>(total: number, fetch: (limit: number, offset: number) => Promise<Row[]>, map: (row: Row) => R): Promise<R[]> {
+    const page = resolvePage(this.request, total);
+    const rows = await fetch(page.size, page.offset);
+    setPaginationHeaders(this.request, this.reply, page);
+    return rows.map(map);
+  }
+  toString() {
+    return this.op.id;
+  }
+}
+
+/** `<scheme>://<host><path>?id=<id>`: the Location of a created record (API-EXTENSIONS §1). */
+function locationOf(request: FastifyRequest, path: string, result: unknown): string | undefined {
+  const record = (Array.isArray(result) ? result[0] : result) as { Id?: unknown } | undefined;
+  if (record?.Id === undefined) return undefined;
+  return `${request.protocol}://${request.host}${path}?id=${String(record.Id)}`;
+}
+
+/** The Location value a created record gets, for a 201 operation (used by replays too). */
+export { locationOf };
+
+function route(app: FastifyInstance, op: Operation, deps: RouteDeps, idempotency: IdempotencyHooks | undefined): void {
+  const handle = op.handler(deps);
+  const bodyLimit = op.body.limitBytes?.(deps.config) ?? deps.config.bodyLimitBytes;
+  const response = op.success !== 204 && op.schema.response ? { response: { [op.success]: op.schema.response } } : {};
+  app.route({
+    method: [...op.methods],
+    url: op.path,
+    bodyLimit,
+    config: { operation: op },
+    schema: response,
+    ...(op.idempotent && idempotency ? { preHandler: idempotency.preHandler, preSerialization: idempotency.preSerialization } : {}),
+    handler: async (request, reply) => {
+      const result = await handle(new Context(request, reply, op, bodyLimit));
+      // Idempotency-Key keeps the result as returned, before `fields=` picks from it (API-EXTENSIONS §1).
+      if (op.idempotent) idempotency?.handled(request, result);
+      if (op.success === 204) {
+        reply.code(204);
+        return reply.send();
+      }
+      if (op.success === 201) {
+        reply.code(201);
+        const location = op.location ? locationOf(request, op.location, result) : undefined;
+        if (location !== undefined) setWireHeader(reply, 'Location', location);
+      }
+      return result;
+    },
+  });
+}
+
+/**
+ * Registers operations on `app` (a scope that already carries negotiation, auth and the rate
+ * limit). Streamed-body operations (`csv`, `multipart`) get a child scope whose content-type
+ * parser hands the handler the unread stream instead of collecting the body.
+ */
+export function registerOperations(app: FastifyInstance, ops: readonly Operation[], deps: RouteDeps, idempotency?: IdempotencyHooks): void {
+  const streamed = ops.filter((op) => op.body.kind === 'csv' || op.body.kind === 'multipart');
+  for (const op of ops) if (!streamed.includes(op)) route(app, op, deps, idempotency);
+  if (streamed.length === 0) return;
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (request, payload, done) => {
+      const contentType = request.headers['content-type'] ?? '';
+      // CONVENTIONS §11: the media type is compared exactly, lower case, up to any `;` (no trimming):
+      // `Text/CSV` or `text/csv ;charset=utf-8` is not text/csv.
+      const semicolon = contentType.indexOf(';');
+      const mediaType = semicolon === -1 ? contentType : contentType.slice(0, semicolon);
+      // A body declared larger than the limit is refused before a byte of it is read.
+      const declared = Number(request.headers['content-length']);
+      const limit = request.routeOptions.bodyLimit ?? deps.config.bodyLimitBytes;
+      if (Number.isFinite(declared) && declared > limit) {
+        payload.resume();
+        return done(new HttpError(413, `Request Entity Too Large: the body is over the limit of ${limit} bytes.`), undefined);
+      }
+      done(null, { mediaType, contentType, stream: payload } satisfies StreamedBody);
+    });
+    for (const op of streamed) route(scope, op, deps, idempotency);
+  });
+}
+
+/** The `Allow` value of a path (CONVENTIONS §5: GET also answers HEAD), or undefined for an unknown path. */
+export function allowOf(ops: readonly Operation[], path: string): string | undefined {
+  const op = ops.find((o) => o.path === path);
+  if (!op) return undefined;
+  return op.methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])).join(', ');
+}

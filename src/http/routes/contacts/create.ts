@@ -1,0 +1,19 @@
+import { createContact } from '../../../domain/contacts.ts';
+import { ContactBodySchema, ContactRecordSchema, contactRecord } from '../../schemas/contacts.ts';
+import { defineOperation } from '../../operation.ts';
+
+/** contacts/create (API-EXTENSIONS §2): 201, the new Contact record, `Location` to contacts/view. */
+export const contactsCreate = defineOperation({
+  id: 'contacts.create',
+  path: '/v1/contacts/create',
+  methods: ['POST'],
+  summary: 'Add a contact',
+  success: 201,
+  location: '/v1/contacts/view',
+  idempotent: true,
+  schema: { body: ContactBodySchema, response: ContactRecordSchema },
+  handler: ({ store, time, config }) => {
+    const toRecord = contactRecord(time);
+    return async (ctx) => toRecord(await createContact(store, ctx.accountId, ctx.body(), config.defaultRegion));
+  },
+});

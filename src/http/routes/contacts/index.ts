@@ -1,0 +1,10 @@
+import { contactsCreate } from './create.ts';
+import { contactsDelete } from './delete.ts';
+import { contactsFind } from './find.ts';
+import { contactsImport } from './import.ts';
+import { contactsIndex } from './list.ts';
+import { contactsUpdate } from './update.ts';
+import { contactsView } from './view.ts';
+
+/** `/v1/contacts/…`: the account's contacts (API-EXTENSIONS §2). */
+export const contacts = [contactsIndex, contactsView, contactsFind, contactsCreate, contactsUpdate, contactsDelete, contactsImport];

@@ -1,0 +1,35 @@
+import { Type } from '@sinclair/typebox';
+import { contactList, readContactFilters } from '../../../domain/contacts.ts';
+import { PageQuery } from '../../schemas/common.ts';
+import { ContactRecordSchema, contactRecord } from '../../schemas/contacts.ts';
+import { defineOperation } from '../../operation.ts';
+
+/**
+ * contacts/index (API-EXTENSIONS §2): the account's Contact records by Id ascending, paginated
+ * (CONVENTIONS §7), optionally filtered by `GroupId` and `OptedOut` (422 on a bad value).
+ */
+export const contactsIndex = defineOperation({
+  id: 'contacts.index',
+  path: '/v1/contacts/index',
+  methods: ['GET'],
+  summary: "List the account's contacts",
+  success: 200,
+  schema: {
+    query: Type.Composite([
+      PageQuery,
+      Type.Object({
+        GroupId: Type.Optional(Type.String({ description: "members of this group of the account (another account's group: empty list)" })),
+        OptedOut: Type.Optional(Type.String({ description: '0 or 1' })),
+      }),
+    ]),
+    response: Type.Array(ContactRecordSchema),
+  },
+  handler: ({ store, time }) => {
+    const toRecord = contactRecord(time);
+    return async (ctx) => {
+      const filters = readContactFilters({ GroupId: ctx.query('GroupId'), OptedOut: ctx.query('OptedOut') });
+      const list = await contactList(store, ctx.accountId, filters);
+      return ctx.paginate(list.total, list.fetch, toRecord);
+    };
+  },
+});

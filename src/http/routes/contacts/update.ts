@@ -1,0 +1,21 @@
+import { updateContact } from '../../../domain/contacts.ts';
+import { IdQuery } from '../../schemas/common.ts';
+import { ContactBodySchema, ContactRecordSchema, contactRecord } from '../../schemas/contacts.ts';
+import { defineOperation } from '../../operation.ts';
+
+/** contacts/update?id= (API-EXTENSIONS §2): only the fields sent change; 200, the Contact record. */
+export const contactsUpdate = defineOperation({
+  id: 'contacts.update',
+  path: '/v1/contacts/update',
+  methods: ['PUT', 'PATCH'],
+  summary: 'Change a contact',
+  success: 200,
+  schema: { query: IdQuery, body: ContactBodySchema, response: ContactRecordSchema },
+  handler: ({ store, time, config }) => {
+    const toRecord = contactRecord(time);
+    return async (ctx) => {
+      const id = ctx.id();
+      return toRecord(await updateContact(store, ctx.accountId, id, ctx.body(), config.defaultRegion));
+    };
+  },
+});

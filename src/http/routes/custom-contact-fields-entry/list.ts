@@ -1,0 +1,40 @@
+import { Type } from '@sinclair/typebox';
+import { entryFilter } from '../../../domain/custom-fields.ts';
+import * as repo from '../../../store/repositories/custom-fields.ts';
+import { PageQuery } from '../../schemas/common.ts';
+import { CustomFieldValueRecordSchema, entryRecord } from '../../schemas/custom-fields.ts';
+import { defineOperation } from '../../operation.ts';
+
+/**
+ * `GET /v1/custom-contact-fields-entry/index` (API-EXTENSIONS §4): the account's Custom field value
+ * records by Id, paginated (CONVENTIONS §7), optionally only those of one field (`frfield`) and/or
+ * one contact (`frcontact`). A filter that is not an integer is a 422; another account's id gives
+ * an empty list.
+ */
+export const customContactFieldsEntryIndex = defineOperation({
+  id: 'custom-contact-fields-entry.index',
+  path: '/v1/custom-contact-fields-entry/index',
+  methods: ['GET'],
+  summary: "List the account's custom field values",
+  success: 200,
+  schema: {
+    query: Type.Object({
+      ...PageQuery.properties,
+      frfield: Type.Optional(Type.String({ description: 'only the values of this custom field id' })),
+      frcontact: Type.Optional(Type.String({ description: 'only the values of this contact id' })),
+    }),
+    response: Type.Array(CustomFieldValueRecordSchema),
+  },
+  handler: ({ store, time }) => {
+    const toRecord = entryRecord(time);
+    return async (ctx) => {
+      const filter = entryFilter({ frfield: ctx.query('frfield'), frcontact: ctx.query('frcontact') });
+      if (filter === null) return ctx.paginate(0, async () => [], toRecord);
+      return ctx.paginate(
+        await repo.countEntries(store.db, ctx.accountId, filter),
+        (limit, offset) => repo.listEntries(store.db, ctx.accountId, filter, limit, offset),
+        toRecord,
+      );
+    };
+  },
+});

@@ -1,0 +1,28 @@
+import { Type } from '@sinclair/typebox';
+import * as repo from '../../../store/repositories/custom-fields.ts';
+import { PageQuery } from '../../schemas/common.ts';
+import { CustomFieldRecordSchema, customFieldRecord } from '../../schemas/custom-fields.ts';
+import { defineOperation } from '../../operation.ts';
+
+/**
+ * `GET /v1/custom-contact-fields/index` (API-EXTENSIONS §4): the account's Custom field records by
+ * Id, each with its entries in `Value`, paginated (CONVENTIONS §7). The entries of a page's fields
+ * come in one query.
+ */
+export const customContactFieldsIndex = defineOperation({
+  id: 'custom-contact-fields.index',
+  path: '/v1/custom-contact-fields/index',
+  methods: ['GET'],
+  summary: "List the account's custom contact fields with their values",
+  success: 200,
+  schema: { query: PageQuery, response: Type.Array(CustomFieldRecordSchema) },
+  handler: ({ store, time }) => {
+    const toRecord = customFieldRecord(time);
+    return async (ctx) =>
+      ctx.paginate(
+        await repo.countCustomFields(store.db, ctx.accountId),
+        (limit, offset) => repo.listCustomFields(store.db, ctx.accountId, limit, offset),
+        toRecord,
+      );
+  },
+});

@@ -1,0 +1,18 @@
+import { viewCustomField } from '../../../domain/custom-fields.ts';
+import { IdQuery } from '../../schemas/common.ts';
+import { CustomFieldRecordSchema, customFieldRecord } from '../../schemas/custom-fields.ts';
+import { defineOperation } from '../../operation.ts';
+
+/** `GET /v1/custom-contact-fields/view?id=` (API-EXTENSIONS §4): one Custom field record with its entries. */
+export const customContactFieldsView = defineOperation({
+  id: 'custom-contact-fields.view',
+  path: '/v1/custom-contact-fields/view',
+  methods: ['GET'],
+  summary: 'Read one custom contact field with its values',
+  success: 200,
+  schema: { query: IdQuery, response: CustomFieldRecordSchema },
+  handler: ({ store, time }) => {
+    const toRecord = customFieldRecord(time);
+    return async (ctx) => toRecord(await viewCustomField(store, ctx.accountId, ctx.id()));
+  },
+});

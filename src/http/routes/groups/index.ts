@@ -1,0 +1,9 @@
+import { groupsCreate } from './create.ts';
+import { groupsDelete } from './delete.ts';
+import { groupsIndex } from './list.ts';
+import { groupsAddContacts, groupsRemoveContacts } from './members.ts';
+import { groupsUpdate } from './update.ts';
+import { groupsView } from './view.ts';
+
+/** `/v1/groups/…`: contact groups (API-EXTENSIONS §3). */
+export const groups = [groupsIndex, groupsView, groupsCreate, groupsUpdate, groupsDelete, groupsAddContacts, groupsRemoveContacts];

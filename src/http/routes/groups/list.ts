@@ -1,0 +1,25 @@
+import { Type } from '@sinclair/typebox';
+import { groupsPage } from '../../../domain/groups.ts';
+import { PageQuery } from '../../schemas/common.ts';
+import { GroupRecordSchema, groupRecord } from '../../schemas/groups.ts';
+import { defineOperation } from '../../operation.ts';
+
+/**
+ * API-EXTENSIONS §3 `GET /v1/groups/index`: the account's Group records by Id ascending, paginated
+ * (CONVENTIONS §7); the page's PhoneNumberIds come from one query.
+ */
+export const groupsIndex = defineOperation({
+  id: 'groups.index',
+  path: '/v1/groups/index',
+  methods: ['GET'],
+  summary: "List the account's groups",
+  success: 200,
+  schema: { query: PageQuery, response: Type.Array(GroupRecordSchema) },
+  handler: ({ store, time }) => {
+    const toRecord = groupRecord(time);
+    return async (ctx) => {
+      const { total, fetch } = await groupsPage(store, ctx.accountId);
+      return ctx.paginate(total, fetch, toRecord);
+    };
+  },
+});

@@ -1,0 +1,9 @@
+import { keywordCheck } from './check.ts';
+import { keywordDelete } from './delete.ts';
+import { keywordIndex } from './list.ts';
+import { keywordReserve } from './reserve.ts';
+import { keywordUpdate } from './update.ts';
+import { keywordView } from './view.ts';
+
+/** `/v1/keyword/…`: keyword reservations (API-EXTENSIONS §5). */
+export const keyword = [keywordReserve, keywordIndex, keywordView, keywordUpdate, keywordDelete, keywordCheck];

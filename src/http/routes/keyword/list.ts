@@ -1,0 +1,29 @@
+import { Type } from '@sinclair/typebox';
+import { keywordNumberFilter } from '../../../domain/keywords.ts';
+import * as repo from '../../../store/repositories/keywords.ts';
+import { KeywordIndexQuery, keywordReservationFor, keywordReservationRecord, KeywordReservationRecordSchema } from '../../schemas/keywords.ts';
+import { defineOperation } from '../../operation.ts';
+
+/**
+ * API-EXTENSIONS §5 `keyword/index`: the account's Keyword reservation records by Id, paginated
+ * (CONVENTIONS §7), optionally only those on one of its numbers (`Number`, read as reserve reads
+ * it; not an integer: 422). In XML each record uses the reserve record's element names.
+ */
+export const keywordIndex = defineOperation({
+  id: 'keyword.index',
+  path: '/v1/keyword/index',
+  methods: ['GET'],
+  summary: "List the account's keyword reservations",
+  success: 200,
+  schema: { query: KeywordIndexQuery, response: Type.Array(KeywordReservationRecordSchema) },
+  handler: ({ store }) => async (ctx) => {
+    const digits = keywordNumberFilter(ctx.query('Number'));
+    const toRecord = (row: repo.KeywordReservationRow) => keywordReservationFor(ctx.format, keywordReservationRecord(row));
+    if (digits === null) return ctx.paginate(0, async () => [], toRecord);
+    return ctx.paginate(
+      await repo.countKeywordReservations(store.db, ctx.accountId, digits),
+      (limit, offset) => repo.listKeywordReservations(store.db, ctx.accountId, digits, limit, offset),
+      toRecord,
+    );
+  },
+});

@@ -1,0 +1,26 @@
+import { Type } from '@sinclair/typebox';
+import { sendMessage } from '../../../domain/messages.ts';
+import { MessageRecordSchema, SendBodySchema, messageRecord } from '../../schemas/messages.ts';
+import { defineOperation } from '../../operation.ts';
+import { messagingDeps } from './messaging.ts';
+
+/**
+ * sms/send (API-EXTENSIONS §6): queues one message and debits its credits in one transaction.
+ * 201, a list holding the one new Message record (Queued), `Location` to sms/view. Honours
+ * Idempotency-Key (§1): a replay spends no credit twice.
+ */
+export const smsSend = defineOperation({
+  id: 'sms.send',
+  path: '/v1/sms/send',
+  methods: ['POST'],
+  summary: 'Send one message',
+  success: 201,
+  location: '/v1/sms/view',
+  idempotent: true,
+  schema: { body: SendBodySchema, response: Type.Array(MessageRecordSchema) },
+  handler: (deps) => {
+    const toRecord = messageRecord(deps.time);
+    const messaging = messagingDeps(deps);
+    return async (ctx) => [toRecord(await sendMessage(messaging, ctx.accountId, ctx.body()))];
+  },
+});

@@ -1,0 +1,18 @@
+import { viewMessage } from '../../../domain/messages.ts';
+import { IdQuery } from '../../schemas/common.ts';
+import { MessageRecordSchema, messageRecord } from '../../schemas/messages.ts';
+import { defineOperation } from '../../operation.ts';
+
+/** sms/view?id= (API-EXTENSIONS §6): one Message record of the log; 404 `Object not found: {id}`. */
+export const smsView = defineOperation({
+  id: 'sms.view',
+  path: '/v1/sms/view',
+  methods: ['GET'],
+  summary: 'Read one message of the log',
+  success: 200,
+  schema: { query: IdQuery, response: MessageRecordSchema },
+  handler: ({ store, time }) => {
+    const toRecord = messageRecord(time);
+    return async (ctx) => toRecord(await viewMessage(store, ctx.accountId, ctx.id()));
+  },
+});

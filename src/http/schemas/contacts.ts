@@ -1,0 +1,64 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { TimeFormat } from '../../domain/time.ts';
+import type { ContactRow } from '../../store/repositories/contacts.ts';
+import { Int, Str } from './common.ts';
+
+/** Spec "Contact". */
+export const ContactRecordSchema = Type.Object({
+  Id: Int(),
+  Number: Str(),
+  OptedOut: Int(),
+  FirstName: Str(),
+  LastName: Str(),
+  BirthDay: Str(),
+  Email: Str(),
+  Zip: Str(),
+  City: Str(),
+  DateCreated: Str(),
+  DateUpdated: Str(),
+  GroupIds: Type.Array(Int()),
+  CustomFieldIds: Type.Array(Int()),
+});
+export type ContactRecord = Static<typeof ContactRecordSchema>;
+
+export const contactRecord =
+  (time: TimeFormat) =>
+  (r: ContactRow): ContactRecord => ({
+    Id: r.id,
+    Number: r.number,
+    OptedOut: r.opted_out,
+    FirstName: r.first_name,
+    LastName: r.last_name,
+    BirthDay: r.birthday ?? '0000-00-00',
+    Email: r.email,
+    Zip: r.zip,
+    City: r.city,
+    DateCreated: time.dateTime(r.created_at),
+    DateUpdated: time.dateTime(r.updated_at),
+    GroupIds: r.group_ids,
+    CustomFieldIds: r.custom_field_ids,
+  });
+
+/** contacts/import: one failed row, its first error (API-EXTENSIONS §2). */
+export const ImportErrorSchema = Type.Object({ Line: Int(), Field: Str(), Message: Str() });
+/** contacts/import reply (API-EXTENSIONS §2): `{"Created":n,"Updated":n,"Failed":n,"Errors":[…]}`. */
+export const ImportReportSchema = Type.Object({
+  Created: Int(),
+  Updated: Int(),
+  Failed: Int(),
+  Errors: Type.Array(ImportErrorSchema),
+});
+export type ImportReport = Static<typeof ImportReportSchema>;
+
+/** Body fields of contacts/create and contacts/update (documentation; the checks are the domain's rules). */
+export const ContactBodySchema = Type.Object({
+  Number: Type.Optional(Type.String({ description: 'phone number in any common format; required on create' })),
+  FirstName: Type.Optional(Type.String({ maxLength: 255 })),
+  LastName: Type.Optional(Type.String({ maxLength: 255 })),
+  City: Type.Optional(Type.String({ maxLength: 255 })),
+  Email: Type.Optional(Type.String({ maxLength: 255, description: 'an email address; "" clears it' })),
+  Zip: Type.Optional(Type.String({ maxLength: 32 })),
+  BirthDay: Type.Optional(Type.Union([Type.String({ description: 'YYYY-MM-DD; "" or null clears it' }), Type.Null()])),
+  OptedOut: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 1 }), Type.String()])),
+  GroupIds: Type.Optional(Type.Array(Type.Union([Type.Integer(), Type.String()]), { description: "the account's group ids; replaces the memberships" })),
+});

@@ -1,0 +1,59 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { TimeFormat } from '../../domain/time.ts';
+import type { CustomFieldRow, EntryRow } from '../../store/repositories/custom-fields.ts';
+import { Int, IntOrString, Str } from './common.ts';
+
+/** Spec "Custom field value (entry)". */
+export const CustomFieldValueRecordSchema = Type.Object({
+  Id: Int(),
+  CustomFieldId: Int(),
+  PhoneNumberId: Int(),
+  Entry: Str(),
+  DateCreated: Str(),
+  DateUpdated: Str(),
+});
+export type CustomFieldValueRecord = Static<typeof CustomFieldValueRecordSchema>;
+
+/** Spec "Custom field"; `Value` holds the field's entries. */
+export const CustomFieldRecordSchema = Type.Object({
+  Id: Int(),
+  Name: Str(),
+  DateCreated: Str(),
+  DateUpdated: Str(),
+  Value: Type.Array(CustomFieldValueRecordSchema),
+});
+export type CustomFieldRecord = Static<typeof CustomFieldRecordSchema>;
+
+/** Maps a stored entry to its Custom field value record, times in the configured zone. */
+export const entryRecord =
+  (time: TimeFormat) =>
+  (r: EntryRow): CustomFieldValueRecord => ({
+    Id: r.id,
+    CustomFieldId: r.custom_field_id,
+    PhoneNumberId: r.contact_id,
+    Entry: r.entry,
+    DateCreated: time.dateTime(r.created_at),
+    DateUpdated: time.dateTime(r.updated_at),
+  });
+
+/** Maps a stored custom field (with its entries) to its Custom field record, times in the configured zone. */
+export const customFieldRecord = (time: TimeFormat) => {
+  const entry = entryRecord(time);
+  return (r: CustomFieldRow): CustomFieldRecord => ({
+    Id: r.id,
+    Name: r.name,
+    DateCreated: time.dateTime(r.created_at),
+    DateUpdated: time.dateTime(r.updated_at),
+    Value: r.entries.map(entry),
+  });
+};
+
+/**
+ * Body of custom-contact-fields-entry/create and /update (documentation; the checks are the
+ * domain's rules, API-EXTENSIONS §4 and the spec's update): `frfield`, `frcontact`, `fvalue`.
+ */
+export const EntryBodySchema = Type.Object({
+  frfield: IntOrString('custom field id'),
+  frcontact: IntOrString('contact id'),
+  fvalue: Type.String({ maxLength: 255 }),
+});

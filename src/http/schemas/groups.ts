@@ -1,0 +1,44 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { TimeFormat } from '../../domain/time.ts';
+import type { GroupRow } from '../../store/repositories/groups.ts';
+import { Int, IntOrString, Str } from './common.ts';
+
+/** Spec "Group". */
+export const GroupRecordSchema = Type.Object({
+  Id: Int(),
+  Name: Str(),
+  Note: Str(),
+  KeywordId: Int(),
+  ParentId: Int(),
+  DateCreated: Str(),
+  DateUpdated: Str(),
+  PhoneNumberIds: Type.Array(Int()),
+});
+export type GroupRecord = Static<typeof GroupRecordSchema>;
+
+/** Maps a stored group to the spec's Group record (fields in the spec's order; 0 for no keyword or parent). */
+export const groupRecord =
+  (time: TimeFormat) =>
+  (r: GroupRow): GroupRecord => ({
+    Id: r.id,
+    Name: r.name,
+    Note: r.note,
+    KeywordId: r.keyword_id,
+    ParentId: r.parent_id,
+    DateCreated: time.dateTime(r.created_at),
+    DateUpdated: time.dateTime(r.updated_at),
+    PhoneNumberIds: r.member_ids,
+  });
+
+/** API-EXTENSIONS §3 `create` and `update` bodies: the update's fields plus the two references. */
+export const GroupWriteBodySchema = Type.Object({
+  fname: Type.String({ minLength: 3, maxLength: 255 }),
+  fnote: Type.Optional(Type.String({ minLength: 3, maxLength: 255 })),
+  KeywordId: Type.Optional(IntOrString('a keyword reservation of the account, or 0 for none')),
+  ParentId: Type.Optional(IntOrString('a group of the account, or 0 for none; not the group itself nor one below it')),
+});
+
+/** API-EXTENSIONS §3 `add-contacts` / `remove-contacts` body. */
+export const GroupMembersBodySchema = Type.Object({
+  PhoneNumberIds: Type.Array(IntOrString(), { minItems: 1, maxItems: 1000, description: "1 to 1,000 of the account's contact ids" }),
+});

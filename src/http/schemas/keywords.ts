@@ -1,0 +1,53 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { KeywordReservationRow } from '../../store/repositories/keywords.ts';
+import { Int, PageQuery, Str } from './common.ts';
+
+/** Spec "Keyword reservation", JSON form. The XML form renames fields; see keywordReservationXml. */
+export const KeywordReservationRecordSchema = Type.Object({
+  Id: Int(),
+  Keyword: Str(),
+  Number: Int(),
+  AutoreplyMessage: Str(),
+});
+export type KeywordReservationRecord = Static<typeof KeywordReservationRecordSchema>;
+
+/** A stored reservation as its JSON record (spec "Keyword reservation"). */
+export const keywordReservationRecord = (r: KeywordReservationRow): KeywordReservationRecord => ({
+  Id: r.id,
+  Keyword: r.keyword,
+  Number: Number(r.number),
+  AutoreplyMessage: r.autoreply_message,
+});
+
+/**
+ * The XML form of a keyword reservation (spec "Keyword reservation", CONVENTIONS §10): `Number`
+ * carries the keyword text and `ShortCode` the number.
+ */
+export function keywordReservationXml(r: KeywordReservationRecord) {
+  return { Id: r.Id, Number: r.Keyword, ShortCode: r.Number, AutoreplyMessage: r.AutoreplyMessage };
+}
+
+/** A keyword reservation in the negotiated form: JSON names, or the XML element names. */
+export function keywordReservationFor(format: 'json' | 'xml', r: KeywordReservationRecord) {
+  return format === 'xml' ? keywordReservationXml(r) : r;
+}
+
+/** `keyword/check` (API-EXTENSIONS §5): the Keyword as sent, the Number as an integer, and whether it is free. */
+export const KeywordAvailabilitySchema = Type.Object({
+  Keyword: Str(),
+  Number: Int(),
+  Available: Type.Boolean(),
+});
+export type KeywordAvailabilityRecord = Static<typeof KeywordAvailabilitySchema>;
+
+/** Query parameters of `keyword/check`. */
+export const KeywordCheckQuery = Type.Object({
+  Keyword: Type.String({ minLength: 4, maxLength: 255, description: 'the keyword, as reserve takes it' }),
+  Number: Type.String({ pattern: '^[+-]?\\d+$', description: 'an Active number of the account' }),
+});
+
+/** Query parameters of `keyword/index`: the page, and an optional `Number` filter. */
+export const KeywordIndexQuery = Type.Object({
+  ...PageQuery.properties,
+  Number: Type.Optional(Type.String({ pattern: '^[+-]?\\d+$', description: 'only the reservations on this number of the account' })),
+});

@@ -1,0 +1,100 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { TimeFormat } from '../../domain/time.ts';
+import { DIRECTIONS, LOG_STATUSES, MESSAGE_TYPES } from '../../domain/statuses.ts';
+import type { BatchRow, MessageRow } from '../../store/repositories/message-log.ts';
+import { Int, IntOrString, NullableStr, Str } from './common.ts';
+
+/** An integer id, or `""` when none (BatchId, ScheduledMessageId). */
+const IdOrEmpty = () => Type.Unsafe<number | ''>({ type: ['integer', 'string'] });
+
+/** API-EXTENSIONS §6 "Message record", fields in its order. */
+export const MessageRecordSchema = Type.Object({
+  Id: Int(),
+  Direction: Str(),
+  Number: Str(),
+  MobilePhone: Str(),
+  Message: Str(),
+  Type_Id: Int(),
+  Type_Description: Str(),
+  Status_Id: Int(),
+  Status_Description: Str(),
+  Segments: Int(),
+  Credits: Int(),
+  BatchId: IdOrEmpty(),
+  ScheduledMessageId: IdOrEmpty(),
+  ErrorCode: Str(),
+  DateCreated: Str(),
+  DateSent: NullableStr(),
+  DateDelivered: NullableStr(),
+});
+export type MessageRecord = Static<typeof MessageRecordSchema>;
+
+/** Maps a stored message to the Message record, times in the configured zone (CONVENTIONS §10). */
+export const messageRecord =
+  (time: TimeFormat) =>
+  (r: MessageRow): MessageRecord => ({
+    Id: r.id,
+    Direction: DIRECTIONS[r.direction] ?? '',
+    Number: r.number,
+    MobilePhone: r.mobile_phone,
+    Message: r.message,
+    Type_Id: r.type_id,
+    Type_Description: MESSAGE_TYPES[r.type_id] ?? '',
+    Status_Id: r.status_id,
+    Status_Description: LOG_STATUSES[r.status_id] ?? '',
+    Segments: r.segments,
+    Credits: Number(r.credits),
+    BatchId: r.batch_id ?? '',
+    ScheduledMessageId: r.scheduled_message_id ?? '',
+    ErrorCode: r.error_code,
+    DateCreated: time.dateTime(Number(r.created_at)),
+    DateSent: r.sent_at === null ? null : time.dateTime(Number(r.sent_at)),
+    DateDelivered: r.delivered_at === null ? null : time.dateTime(Number(r.delivered_at)),
+  });
+
+/** API-EXTENSIONS §6 Batch record (the reply of sms/send-group), fields in its order. */
+export const BatchRecordSchema = Type.Object({
+  Id: Int(),
+  GroupId: Int(),
+  Number: Str(),
+  Message: Str(),
+  Type_Id: Int(),
+  Recipients: Int(),
+  Skipped: Int(),
+  Credits: Int(),
+  DateCreated: Str(),
+});
+export type BatchRecord = Static<typeof BatchRecordSchema>;
+
+export const batchRecord =
+  (time: TimeFormat) =>
+  (r: BatchRow): BatchRecord => ({
+    Id: r.id,
+    GroupId: r.group_id,
+    Number: r.number,
+    Message: r.message,
+    Type_Id: r.type_id,
+    Recipients: r.recipients,
+    Skipped: r.skipped,
+    Credits: Number(r.credits),
+    DateCreated: time.dateTime(Number(r.created_at)),
+  });
+
+/** Body fields of sms/send (documentation; the checks and their messages are the domain's rules). */
+export const SendBodySchema = Type.Object({
+  Message: Type.Optional(Type.String({ minLength: 1, maxLength: 1600, description: 'required for an SMS' })),
+  MobilePhone: Type.Optional(Type.String({ description: 'recipient phone number in any common format (or PhoneNumberId)' })),
+  PhoneNumberId: Type.Optional(IntOrString('recipient: a contact of the account (or MobilePhone)')),
+  Number: Type.Optional(IntOrString("an Active number of the account; default: its first Active number")),
+  Type_Id: Type.Optional(IntOrString('1 SMS (default) or 2 MMS')),
+  MmsTemplateId: Type.Optional(IntOrString('a template of the account, required for an MMS')),
+});
+
+/** Body fields of sms/send-group. */
+export const SendGroupBodySchema = Type.Object({
+  GroupId: IntOrString('a group of the account; every member who has not opted out gets one message'),
+  Message: Type.Optional(Type.String({ minLength: 1, maxLength: 1600, description: 'required for an SMS' })),
+  Number: Type.Optional(IntOrString("an Active number of the account; default: its first Active number")),
+  Type_Id: Type.Optional(IntOrString('1 SMS (default) or 2 MMS')),
+  MmsTemplateId: Type.Optional(IntOrString('a template of the account, required for an MMS')),
+});

@@ -1,0 +1,24 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { TimeFormat } from '../../domain/time.ts';
+import { NUMBER_STATUSES } from '../../domain/statuses.ts';
+import type { NumberRow } from '../../store/repositories/numbers.ts';
+import { Int, NullableStr, Str } from './common.ts';
+
+/** Spec "Number (account number record)". */
+export const NumberRecordSchema = Type.Object({
+  Number: Str(),
+  Status_Id: Int(),
+  Status_Description: Str(),
+  Blocked_Date: NullableStr(),
+});
+export type NumberRecord = Static<typeof NumberRecordSchema>;
+
+export const numberRecord =
+  (time: TimeFormat) =>
+  (r: NumberRow): NumberRecord => ({
+    Number: r.number,
+    Status_Id: r.status_id,
+    Status_Description: NUMBER_STATUSES[r.status_id] ?? '',
+    // CONVENTIONS §10: null unless the number is blocked (301 or 302).
+    Blocked_Date: (r.status_id === 301 || r.status_id === 302) && r.blocked_at !== null ? time.dateTime(r.blocked_at) : null,
+  });

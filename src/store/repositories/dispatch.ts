@@ -1,0 +1,242 @@
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { prepareQuery } from '../prepared.ts';
+import type { Database } from '../tables.ts';
+import type { Db } from '../types.ts';
+
+/**
+ * The dispatcher's queries (API-EXTENSIONS §8). Times: `now`, `due`, `lease` in epoch
+ * milliseconds; `nowSeconds` in epoch seconds (the log's sent_at, delivered_at).
+ *
+ * The claim is ONE statement per store, so no two dispatchers ever hold the same message:
+ * - PostgreSQL: the due ids are picked with `FOR UPDATE SKIP LOCKED` in a materialised CTE (rows
+ *   another dispatcher is claiming are skipped, not waited for) and updated in the same statement;
+ * - SQLite: a single `UPDATE … WHERE id IN (SELECT … LIMIT n) RETURNING …`; SQLite runs one writer
+ *   at a time, so the select and the update cannot interleave with another claim.
+ * Claiming sets the lease: `due_at` becomes the lease's end (a dispatcher that dies leaves the
+ * message due again then), `lease_token` the claim's token, and `attempts` counts one more.
+ */
+
+const isPostgres = (db: Kysely<Database>) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+/** A claimed message: what the carrier needs, and its cost for a refund. */
+export interface ClaimedMessage {
+  id: number;
+  account_id: number;
+  number: string;
+  mobile_phone: string;
+  message: string;
+  type_id: number;
+  segments: number;
+  credits: number;
+  /** Attempts including this one. */
+  attempts: number;
+  opt_out_exempt: number;
+}
+
+const RETURNING = 'id, account_id, number, mobile_phone, message, type_id, segments, credits, attempts, opt_out_exempt';
+
+const claim = prepareQuery((db, now: number, limit: number, leaseUntil: number, token: string) => ({
+  compile: () =>
+    (isPostgres(db)
+      ? sql`with due as materialized (
+            select id from messages where due_at <= ${now} order by due_at limit ${limit} for update skip locked)
+          update messages m set due_at = ${leaseUntil}, lease_token = ${token}, attempts = m.attempts + 1
+          from due where m.id = due.id
+          returning ${sql.raw(RETURNING.split(', ').map((c) => `m.${c}`).join(', '))}`
+      : sql`update messages set due_at = ${leaseUntil}, lease_token = ${token}, attempts = attempts + 1
+          where id in (select id from messages where due_at <= ${now} order by due_at limit ${limit})
+          returning ${sql.raw(RETURNING)}`
+    ).compile(db),
+}));
+
+/**
+ * Claims up to `limit` due messages (Queued and due, or `sending` with an expired lease) for
+ * `token`, leasing them until `leaseUntil`. Committed on return (one autocommit statement), so
+ * `sending` is recorded before any carrier call.
+ */
+export async function claimDue(db: Db, now: number, limit: number, leaseUntil: number, token: string): Promise<ClaimedMessage[]> {
+  const rows = await claim.all(db, now, limit, leaseUntil, token);
+  return (rows as ClaimedMessage[]).map((r) => ({ ...r, credits: Number(r.credits) }));
+}
+
+/** `id in (the ids of a JSON array parameter)`: one statement shape whatever the count. */
+const jsonIds = (db: Kysely<Database>, json: unknown) =>
+  isPostgres(db)
+    ? sql`(select cast(value as integer) from json_array_elements_text(cast(${json} as json)) as ids(value))`
+    : sql`(select value from json_each(${json}))`;
+
+const blocked = prepareQuery((db, idsJson: string) => ({
+  compile: () =>
+    sql`select m.id as id,
+          case
+            when m.opt_out_exempt = 0 and exists (
+              select 1 from contacts c where c.account_id = m.account_id and c.number_e164 = '+' || m.mobile_phone and c.opted_out = 1)
+            then 'OPTED_OUT'
+            when not exists (
+              select 1 from account_numbers n where n.account_id = m.account_id and n.number = m.number and n.status_id = 0)
+            then 'NUMBER_INACTIVE'
+          end as reason
+        from messages m where m.id in ${jsonIds(db, idsJson)}`.compile(db),
+}));
+
+/**
+ * Of the given messages, those that must not go out (API-EXTENSIONS §6 Rejected, §7): the
+ * recipient is an opted-out contact of the account (unless the message is a §7 confirmation), or
+ * the account number is no longer Active (or no longer the account's). Reason: `OPTED_OUT` or
+ * `NUMBER_INACTIVE`, which becomes the message's ErrorCode.
+ */
+export async function findBlocked(db: Db, ids: readonly number[]): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  if (ids.length === 0) return out;
+  for (const r of (await blocked.all(db, JSON.stringify(ids))) as { id: number; reason: string | null }[]) {
+    if (r.reason) out.set(Number(r.id), r.reason);
+  }
+  return out;
+}
+
+const sent = prepareQuery(
+  (db, id: number, token: string, nowSeconds: number, carrierId: string, receiptStatus: number | null, receiptError: string | null, receiptDue: number | null) =>
+    db
+      .updateTable('messages')
+      .set({
+        status_id: 2,
+        sent_at: nowSeconds,
+        carrier_message_id: carrierId,
+        error_code: '',
+        due_at: null,
+        lease_token: null,
+        receipt_status: receiptStatus,
+        receipt_error: receiptError,
+        receipt_due_at: receiptDue,
+      })
+      .where('id', '=', id)
+      .where('lease_token', '=', token),
+);
+
+/** A receipt the carrier announced with its acceptance: status 3 or 4, error code, due (epoch ms). */
+export interface AnnouncedReceipt {
+  statusId: number;
+  errorCode: string;
+  dueAt: number;
+}
+
+/**
+ * Records that the carrier accepted the message (Sent), if `token` still holds it.
+ * @returns false when the lease was lost (another dispatcher took the message): nothing written.
+ */
+export async function markSent(db: Db, id: number, token: string, nowSeconds: number, carrierId: string, receipt: AnnouncedReceipt | undefined): Promise<boolean> {
+  return (await sent.run(db, id, token, nowSeconds, carrierId, receipt?.statusId ?? null, receipt?.errorCode ?? null, receipt?.dueAt ?? null)) === 1;
+}
+
+/** One accepted message of a claim, for markSentMany. */
+export interface SentItem {
+  id: number;
+  carrierId: string;
+  receipt: AnnouncedReceipt | undefined;
+}
+
+const sentMany = prepareQuery((db, itemsJson: string, token: string, nowSeconds: number) => ({
+  compile: () =>
+    (isPostgres(db)
+      ? sql`update messages m set status_id = 2, sent_at = ${nowSeconds}, carrier_message_id = v.cid, error_code = '', due_at = null,
+            lease_token = null, receipt_status = v.rs, receipt_error = v.re, receipt_due_at = v.rd
+          from json_to_recordset(cast(${itemsJson} as json)) as v(id integer, cid text, rs integer, re text, rd bigint)
+          where m.id = v.id and m.lease_token = ${token}
+          returning m.id`
+      : sql`update messages set status_id = 2, sent_at = ${nowSeconds}, carrier_message_id = v.cid, error_code = '', due_at = null,
+            lease_token = null, receipt_status = v.rs, receipt_error = v.re, receipt_due_at = v.rd
+          from (select value ->> '$.id' as id, value ->> '$.cid' as cid, value ->> '$.rs' as rs, value ->> '$.re' as re, value ->> '$.rd' as rd
+                from json_each(${itemsJson})) as v
+          where messages.id = v.id and messages.lease_token = ${token}
+          returning messages.id`
+    ).compile(db),
+}));
+
+/**
+ * markSent for many messages of one claim in ONE statement (what a round writes most): each
+ * becomes Sent if `token` still holds it.
+ * @returns the ids written; the others' leases were lost.
+ */
+export async function markSentMany(db: Db, token: string, nowSeconds: number, items: readonly SentItem[]): Promise<Set<number>> {
+  if (items.length === 0) return new Set();
+  const json = JSON.stringify(items.map((i) => ({ id: i.id, cid: i.carrierId, rs: i.receipt?.statusId ?? null, re: i.receipt?.errorCode ?? null, rd: i.receipt?.dueAt ?? null })));
+  const rows = (await sentMany.all(db, json, token, nowSeconds)) as { id: number }[];
+  return new Set(rows.map((r) => Number(r.id)));
+}
+
+const ended = prepareQuery((db, id: number, token: string, statusId: number, errorCode: string) =>
+  db
+    .updateTable('messages')
+    .set({ status_id: statusId, error_code: errorCode, due_at: null, lease_token: null })
+    .where('id', '=', id)
+    .where('lease_token', '=', token)
+    .returning(['account_id', 'credits']),
+);
+
+/**
+ * Ends a held message Failed (5) or Rejected (6) with `errorCode`, if `token` still holds it.
+ * @returns its account and credits (to refund, in the same transaction), or undefined when the lease was lost.
+ */
+export async function markEnded(db: Db, id: number, token: string, statusId: 5 | 6, errorCode: string): Promise<{ account_id: number; credits: number } | undefined> {
+  const row = await ended.first(db, id, token, statusId, errorCode);
+  return row ? { account_id: row.account_id, credits: Number(row.credits) } : undefined;
+}
+
+const retry = prepareQuery((db, id: number, token: string, dueAt: number) =>
+  db.updateTable('messages').set({ due_at: dueAt, lease_token: null }).where('id', '=', id).where('lease_token', '=', token),
+);
+
+/** Puts a held message back in the queue, due at `dueAt` (epoch ms), if `token` still holds it. */
+export async function markRetry(db: Db, id: number, token: string, dueAt: number): Promise<boolean> {
+  return (await retry.run(db, id, token, dueAt)) === 1;
+}
+
+// ------------------------------------------------------------------ receipts
+
+// Unqualified on both stores: in PostgreSQL's UPDATE … FROM due, `due` has only `id`.
+const RECEIPT_SET = `status_id = case when status_id = 2 then receipt_status else status_id end,
+  error_code = case when status_id = 2 then coalesce(receipt_error, '') else error_code end,
+  receipt_status = null, receipt_error = null, receipt_due_at = null`;
+
+const dueReceipts = prepareQuery((db, now: number, limit: number, nowSeconds: number) => ({
+  compile: () =>
+    (isPostgres(db)
+      ? sql`with due as materialized (
+            select id from messages where receipt_due_at <= ${now} order by receipt_due_at limit ${limit} for update skip locked)
+          update messages m set delivered_at = case when status_id = 2 and receipt_status = 3 then ${nowSeconds} else delivered_at end,
+            ${sql.raw(RECEIPT_SET)}
+          from due where m.id = due.id
+          returning m.id`
+      : sql`update messages set delivered_at = case when status_id = 2 and receipt_status = 3 then ${nowSeconds} else delivered_at end,
+            ${sql.raw(RECEIPT_SET)}
+          where id in (select id from messages where receipt_due_at <= ${now} order by receipt_due_at limit ${limit})
+          returning id`
+    ).compile(db),
+}));
+
+/**
+ * Applies up to `limit` announced receipts that are due (API-EXTENSIONS §8): a Sent message
+ * becomes Delivered (DateDelivered now) or Undelivered (ErrorCode the receipt's). One statement;
+ * on PostgreSQL rows another dispatcher is applying are skipped. Returns how many were applied.
+ */
+export async function applyDueReceipts(db: Db, now: number, limit: number, nowSeconds: number): Promise<number> {
+  return (await dueReceipts.all(db, now, limit, nowSeconds)).length;
+}
+
+const pushed = prepareQuery((db, carrierId: string, statusId: number, errorCode: string, deliveredAt: number | null) =>
+  db
+    .updateTable('messages')
+    .set({ status_id: statusId, error_code: errorCode, delivered_at: deliveredAt, receipt_status: null, receipt_error: null, receipt_due_at: null })
+    .where('carrier_message_id', '=', carrierId)
+    .where('status_id', '=', 2),
+);
+
+/**
+ * Applies a receipt the carrier pushed (SMPP deliver_sm): the Sent message with this carrier id
+ * becomes Delivered (3, DateDelivered `nowSeconds`) or Undelivered (4). A receipt for a message
+ * no longer Sent changes nothing (receipts may come more than once).
+ * @returns how many messages changed (0 or 1).
+ */
+export async function applyReceipt(db: Db, carrierId: string, statusId: 3 | 4, errorCode: string, nowSeconds: number): Promise<number> {
+  return pushed.run(db, carrierId, statusId, errorCode, statusId === 3 ? nowSeconds : null);
+}

@@ -1,0 +1,279 @@
+import { sql } from 'kysely';
+import { boundCount, prepareQuery } from '../prepared.ts';
+import type { Db } from '../types.ts';
+
+/**
+ * The message log (API-EXTENSIONS §6): messages and send-group batches. Every query is scoped to
+ * the account. Times: `*_at` in epoch seconds, `due_at` in epoch milliseconds.
+ */
+
+/** A message of the log as the Message record shows it. */
+export interface MessageRow {
+  id: number;
+  direction: number;
+  number: string;
+  mobile_phone: string;
+  message: string;
+  type_id: number;
+  status_id: number;
+  segments: number;
+  credits: number;
+  batch_id: number | null;
+  scheduled_message_id: number | null;
+  error_code: string;
+  created_at: number;
+  sent_at: number | null;
+  delivered_at: number | null;
+}
+
+const COLUMNS = [
+  'id',
+  'direction',
+  'number',
+  'mobile_phone',
+  'message',
+  'type_id',
+  'status_id',
+  'segments',
+  'credits',
+  'batch_id',
+  'scheduled_message_id',
+  'error_code',
+  'created_at',
+  'sent_at',
+  'delivered_at',
+] as const;
+
+/** A new outbound message, Queued (or any status for the log's other writers). */
+export interface NewMessage {
+  direction: number;
+  number: string;
+  mobilePhone: string;
+  message: string;
+  typeId: number;
+  statusId: number;
+  segments: number;
+  credits: number;
+  batchId: number | null;
+  scheduledMessageId: number | null;
+  /** 1 for the §7 confirmations (sent to opted-out numbers). */
+  optOutExempt: number;
+  /** Epoch ms when the dispatcher should take it; null for a message it never takes (Received). */
+  dueAt: number | null;
+}
+
+const insert = prepareQuery(
+  (
+    db,
+    accountId: number,
+    direction: number,
+    number: string,
+    mobilePhone: string,
+    message: string,
+    typeId: number,
+    statusId: number,
+    segments: number,
+    credits: number,
+    batchId: number | null,
+    scheduledMessageId: number | null,
+    optOutExempt: number,
+    now: number,
+    dueAt: number | null,
+  ) =>
+    db
+      .insertInto('messages')
+      .values({
+        account_id: accountId,
+        direction,
+        number,
+        mobile_phone: mobilePhone,
+        message,
+        type_id: typeId,
+        status_id: statusId,
+        segments,
+        credits,
+        batch_id: batchId,
+        scheduled_message_id: scheduledMessageId,
+        opt_out_exempt: optOutExempt,
+        created_at: now,
+        sent_at: null,
+        delivered_at: null,
+        due_at: dueAt,
+        lease_token: null,
+        carrier_message_id: null,
+        receipt_status: null,
+        receipt_error: null,
+        receipt_due_at: null,
+      })
+      .returning(COLUMNS),
+);
+
+/** Adds a message to the account's log; returns it as stored. */
+export async function insertMessage(db: Db, accountId: number, m: NewMessage, now: number): Promise<MessageRow> {
+  const row = await insert.first(
+    db,
+    accountId,
+    m.direction,
+    m.number,
+    m.mobilePhone,
+    m.message,
+    m.typeId,
+    m.statusId,
+    m.segments,
+    m.credits,
+    m.batchId,
+    m.scheduledMessageId,
+    m.optOutExempt,
+    now,
+    m.dueAt,
+  );
+  return row!;
+}
+
+const byId = prepareQuery((db, accountId: number, id: number) =>
+  db.selectFrom('messages').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id),
+);
+
+/** The account's message `id`, if any. */
+export async function findMessage(db: Db, accountId: number, id: number): Promise<MessageRow | undefined> {
+  return byId.first(db, accountId, id);
+}
+
+// ------------------------------------------------------------------ send-group
+
+/**
+ * One Queued message per member of the group who has not opted out, in contact id order, in one
+ * INSERT … SELECT (a group of 100,000 members is one statement). Casts give the bound values
+ * their column types, which PostgreSQL cannot infer in a SELECT list.
+ */
+const insertForGroup = prepareQuery(
+  (db, accountId: number, groupId: number, number: string, message: string, typeId: number, segments: number, credits: number, batchId: number, now: number, dueAt: number) => ({
+    compile: () =>
+      sql`insert into messages (account_id, direction, number, mobile_phone, message, type_id, status_id, segments, credits, batch_id, created_at, due_at)
+        select cast(${accountId} as integer), 1, cast(${number} as text), c.number, cast(${message} as text), cast(${typeId} as integer), 1,
+          cast(${segments} as integer), cast(${credits} as bigint), cast(${batchId} as integer), cast(${now} as bigint), cast(${dueAt} as bigint)
+        from group_members gm
+        join contacts c on c.account_id = gm.account_id and c.id = gm.contact_id
+        where gm.group_id = ${groupId} and gm.account_id = ${accountId} and c.opted_out = 0
+        order by gm.contact_id`.compile(db),
+  }),
+);
+
+/** The fields every message of a batch shares. */
+export interface GroupSend {
+  number: string;
+  message: string;
+  typeId: number;
+  segments: number;
+  /** Credits of ONE message. */
+  credits: number;
+  dueAt: number;
+}
+
+/**
+ * Queues one message per member of the account's group `groupId` who has not opted out, all with
+ * `batchId`. Returns how many were queued.
+ */
+export async function insertGroupMessages(db: Db, accountId: number, groupId: number, batchId: number, m: GroupSend, now: number): Promise<number> {
+  return insertForGroup.run(db, accountId, groupId, m.number, m.message, m.typeId, m.segments, m.credits, batchId, now, m.dueAt);
+}
+
+const members = prepareQuery((db, accountId: number, groupId: number) =>
+  db.selectFrom('group_members').select((eb) => eb.fn.countAll<number>().as('n')).where('group_id', '=', groupId).where('account_id', '=', accountId),
+);
+
+/** How many members the account's group has (opted out or not). */
+export async function countGroupMembers(db: Db, accountId: number, groupId: number): Promise<number> {
+  return Number((await members.first(db, accountId, groupId))?.n ?? 0);
+}
+
+/** A send-group batch as the Batch record shows it. */
+export interface BatchRow {
+  id: number;
+  group_id: number;
+  number: string;
+  message: string;
+  type_id: number;
+  recipients: number;
+  skipped: number;
+  credits: number;
+  created_at: number;
+}
+const BATCH_COLUMNS = ['id', 'group_id', 'number', 'message', 'type_id', 'recipients', 'skipped', 'credits', 'created_at'] as const;
+
+const newBatch = prepareQuery((db, accountId: number, groupId: number, number: string, message: string, typeId: number, now: number) =>
+  db.insertInto('batches').values({ account_id: accountId, group_id: groupId, number, message, type_id: typeId, created_at: now }).returning('id'),
+);
+
+/** Starts a batch (counts 0); returns its id. */
+export async function insertBatch(db: Db, accountId: number, b: { groupId: number; number: string; message: string; typeId: number }, now: number): Promise<number> {
+  return Number((await newBatch.first(db, accountId, b.groupId, b.number, b.message, b.typeId, now))!.id);
+}
+
+const finish = prepareQuery((db, accountId: number, id: number, recipients: number, skipped: number, credits: number) =>
+  db.updateTable('batches').set({ recipients, skipped, credits }).where('account_id', '=', accountId).where('id', '=', id).returning(BATCH_COLUMNS),
+);
+
+/** Writes a batch's counts; returns the batch. */
+export async function finishBatch(db: Db, accountId: number, id: number, c: { recipients: number; skipped: number; credits: number }): Promise<BatchRow> {
+  return (await finish.first(db, accountId, id, c.recipients, c.skipped, c.credits))!;
+}
+
+const batchExists = prepareQuery((db, accountId: number, id: number) =>
+  db.selectFrom('batches').select('id').where('account_id', '=', accountId).where('id', '=', id),
+);
+
+/** True when the account has batch `id`. */
+export async function hasBatch(db: Db, accountId: number, id: number): Promise<boolean> {
+  return (await batchExists.first(db, accountId, id)) !== undefined;
+}
+
+// ------------------------------------------------------------------ sms/index
+
+/** Filters of sms/index (API-EXTENSIONS §6), already validated; `batchId` must be the account's. */
+export interface MessageFilter {
+  direction?: number;
+  statusId?: number;
+  /** Digits of the other party. */
+  mobilePhone?: string;
+  batchId?: number;
+}
+
+function filtered(db: Db, accountId: number, f: MessageFilter) {
+  let q = db.selectFrom('messages').where('account_id', '=', accountId);
+  if (f.direction !== undefined) q = q.where('direction', '=', f.direction);
+  if (f.statusId !== undefined) q = q.where('status_id', '=', f.statusId);
+  if (f.mobilePhone !== undefined) q = q.where('mobile_phone', '=', f.mobilePhone);
+  if (f.batchId !== undefined) q = q.where('batch_id', '=', f.batchId);
+  return q;
+}
+
+/** How many of the account's messages match the filter (an index range of the filter's columns). */
+export async function countMessages(db: Db, accountId: number, f: MessageFilter): Promise<number> {
+  const row = await filtered(db, accountId, f)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** One page of the account's messages matching the filter, newest first (Id descending). */
+export async function listMessages(db: Db, accountId: number, f: MessageFilter, limit: number, offset: number): Promise<MessageRow[]> {
+  return filtered(db, accountId, f).select(COLUMNS).orderBy('id', 'desc').limit(boundCount(limit)).offset(boundCount(offset)).execute();
+}
+
+// ------------------------------------------------------------------ numbers
+
+const firstActive = prepareQuery((db, accountId: number) =>
+  db
+    .selectFrom('account_numbers')
+    .select(['id', 'number'])
+    .where('account_id', '=', accountId)
+    .where('status_id', '=', 0)
+    .orderBy('id')
+    .limit(boundCount(1)),
+);
+
+/** The account's first Active number in numbers/index order (id ascending), if any (API-EXTENSIONS §6 `Number` default). */
+export async function firstActiveNumber(db: Db, accountId: number): Promise<{ id: number; number: string } | undefined> {
+  return firstActive.first(db, accountId);
+}
