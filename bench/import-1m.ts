@@ -18,15 +18,16 @@
  * rows) and a custom field column (on 20 %); every 100th row repeats an earlier number (an update)
  * and every 10,000th has a bad Email (a failed row).
  *
- *   node --import tsx bench/import-1m.ts [rows] [--via http|cli] [--build]
+ *   node --import tsx bench/import-1m.ts [rows] [--via http|cli] [--build | --app DIR]
  *
  * `--build` compiles src/ into a temp copy and runs that (what `npm start` runs after
- * `npm run build`), without touching the checkout's dist/; otherwise bin/msgsvc.js runs whatever
- * it picks (dist/ when up to date, else the sources through tsx, which costs memory and time).
+ * `npm run build`), without touching the checkout's dist/ (bench/lib/build.ts); `--app DIR` runs
+ * such a copy made already (bench/run.ts --build passes its own); otherwise bin/msgsvc.js runs
+ * whatever it picks (dist/ when up to date, else the sources through tsx, which costs memory and time).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -37,6 +38,7 @@ import { caseKey } from '../src/domain/text.ts';
 import { migrateToLatest, openStore } from '../src/store/db.ts';
 import { insertCustomField } from '../src/store/repositories/custom-fields.ts';
 import { insertGroup } from '../src/store/repositories/groups.ts';
+import { buildCopy } from './lib/build.ts';
 import { freePort, startServer, stopAll } from './lib/procs.ts';
 // @ts-expect-error: plain JavaScript without type declarations (bin/ runs before anything is built).
 import { chooseEntry } from '../bin/entry.js';
@@ -44,7 +46,7 @@ import { chooseEntry } from '../bin/entry.js';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: flags, positionals } = parseArgs({
   allowPositionals: true,
-  options: { via: { type: 'string', default: 'http' }, build: { type: 'boolean', default: false } },
+  options: { via: { type: 'string', default: 'http' }, build: { type: 'boolean', default: false }, app: { type: 'string' } },
 });
 const rows = Number(positionals[0] ?? 1_000_000);
 if (!Number.isSafeInteger(rows) || rows < 1) throw new Error(`rows must be a positive whole number, not ${positionals[0]}`);
@@ -91,19 +93,6 @@ async function writeCsv(path: string, groups: [number, number]): Promise<{ creat
   out.end();
   await once(out, 'finish');
   return { created: rows - updated - failed, updated, failed };
-}
-
-/** Compiles src/ into `dir` beside a copy of bin/ and package.json: bin/msgsvc.js there runs the build. */
-function buildCopy(dir: string): string {
-  const app = join(dir, 'app');
-  mkdirSync(join(app, 'bin'), { recursive: true });
-  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(app, 'dist')], { stdio: 'inherit' });
-  if (tsc.status !== 0) throw new Error('tsc failed');
-  writeFileSync(join(app, 'dist', '.built'), '');
-  for (const f of ['msgsvc.js', 'entry.js']) copyFileSync(join(ROOT, 'bin', f), join(app, 'bin', f));
-  copyFileSync(join(ROOT, 'package.json'), join(app, 'package.json'));
-  symlinkSync(join(ROOT, 'node_modules'), join(app, 'node_modules'), 'dir');
-  return app;
 }
 
 /** VmHWM / VmRSS of a live process, in MiB. */
@@ -180,8 +169,8 @@ async function viaCli(appRoot: string, dbPath: string, csvPath: string, account:
 const dir = mkdtempSync(join(tmpdir(), 'msgsvc-import-1m-'));
 let exitCode = 0;
 try {
-  const appRoot = flags.build ? buildCopy(dir) : ROOT;
-  const runs = flags.build ? 'dist (a fresh build)' : (chooseEntry(ROOT) as { entry: string }).entry === 'dist' ? 'dist' : 'src through tsx';
+  const appRoot = flags.app ? resolve(flags.app) : flags.build ? buildCopy(dir) : ROOT;
+  const runs = flags.app || flags.build ? 'dist (a fresh build)' : (chooseEntry(ROOT) as { entry: string }).entry === 'dist' ? 'dist' : 'src through tsx';
   const dbPath = join(dir, 'msgsvc.db');
   const store = openStore({ kind: 'sqlite', path: dbPath });
   await migrateToLatest(store);

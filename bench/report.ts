@@ -61,6 +61,10 @@ export interface BenchResult {
   ceilingPeakRssMiB?: number;
   /** contacts/import of a generated CSV file (bench/import-1m.ts), issue 10's import target. */
   import?: ImportResult;
+  /** send-group and the dispatcher (`msgsvc worker`) on SQLite and PostgreSQL (bench/dispatch.ts), issue 11's targets. */
+  dispatch?: DispatchBenchResult;
+  /** The machine's 1, 5 and 15-minute load averages when the run started and ended (others may be using it). */
+  loadAverage?: { start: number[]; end?: number[] };
   targets?: TargetResult[];
   seconds: number;
 }
@@ -70,6 +74,44 @@ export interface ImportResult {
   seconds: number;
   rowsPerSecond: number;
   peakRssMB: number;
+}
+
+/** (a) of bench/dispatch.ts: sms/send-group to a group of `recipients` contacts, through `msgsvc serve`. */
+export interface SendGroupRun {
+  store: 'sqlite' | 'postgres';
+  recipients: number;
+  /** From the request sent to its 201 answer. */
+  seconds: number;
+  /** 1-minute load average just before. */
+  loadAverage: number;
+}
+
+/** (b) of bench/dispatch.ts: `msgsvc worker` taking the queued messages to Delivered (sandbox, receipts at once). */
+export interface DispatchRun {
+  store: 'sqlite' | 'postgres';
+  messages: number;
+  /** From the start (the worker's "dispatching" line or the first message Sent, whichever is first) to nothing left due. */
+  seconds: number;
+  messagesPerSecond: number;
+  /** From spawning `msgsvc worker` to that start. */
+  startSeconds: number;
+  workerCpuSeconds: number;
+  /** Seconds the worker was ready to run but waited for a CPU that another process had (the machine is shared). */
+  workerRunQueueSeconds: number;
+  workerPeakRssMB: number;
+  /** PostgreSQL: CPU seconds of the server processes serving the run's database. */
+  postgresCpuSeconds?: number;
+  /** 1-minute load average just before. */
+  loadAverage: number;
+}
+
+export interface DispatchBenchResult {
+  messages: number;
+  /** What msgsvc ran: dist, a fresh build, or the sources through tsx. */
+  runs: string;
+  sendGroup: SendGroupRun[];
+  dispatch: DispatchRun[];
+  skipped: string[];
 }
 
 export interface TargetResult {
@@ -104,6 +146,34 @@ export function evaluateTargets(r: BenchResult): TargetResult[] {
       target: `contacts/import of ${human(r.import.rows)} rows ≤ 60 s, peak RSS ≤ 300 MB`,
       measured: `${r.import.seconds.toFixed(1)} s (${fmt(r.import.rowsPerSecond)} rows/s), ${fmt(r.import.peakRssMB)} MB`,
       met: r.import.seconds <= 60 && r.import.peakRssMB <= 300,
+    });
+  }
+  const d = r.dispatch;
+  if (d && d.messages >= 100_000) {
+    const group = d.sendGroup.find((g) => g.store === 'sqlite');
+    const pgGroup = d.sendGroup.find((g) => g.store === 'postgres');
+    if (group) {
+      out.push({
+        target: `sms/send-group to ${human(d.messages)} contacts queued ≤ 2 s (SQLite)`,
+        measured: `${group.seconds.toFixed(2)} s${pgGroup ? ` (PostgreSQL, no target: ${pgGroup.seconds.toFixed(2)} s)` : ''}`,
+        met: group.seconds <= 2,
+      });
+    }
+    for (const store of ['sqlite', 'postgres'] as const) {
+      const run = d.dispatch.find((x) => x.store === store);
+      out.push({
+        target: `dispatcher (\`msgsvc worker\`) ≥ 5,000 messages/s Queued → Delivered to the sandbox (${store === 'sqlite' ? 'SQLite' : 'PostgreSQL'})`,
+        measured: run ? `${fmt(run.messagesPerSecond)} msg/s (${fmt(run.messages)} in ${run.seconds.toFixed(1)} s)` : `not measured (${d.skipped.join('; ') || 'skipped'})`,
+        met: run ? run.messagesPerSecond >= 5000 : null,
+      });
+    }
+  }
+  const sends = r.scenarios.filter((s) => s.scenario === 'sms-send');
+  if (sends.length > 0) {
+    out.push({
+      target: 'sms/send through HTTP: ratio to the ceiling (measured, no target set)',
+      measured: sends.map((s) => `${s.ratio.toFixed(2)} (${human(s.contacts)}; ${fmt(s.msgsvc.medianRps)}/s)`).join(', '),
+      met: null,
     });
   }
   ratioTarget('balance-json', 0.7, 'credits/balance JSON');
@@ -169,7 +239,7 @@ export function renderMarkdown(r: BenchResult, resultFile: string): string {
         ? `Both servers pinned to CPU ${r.serverPinnedToCpu} with taskset, load generator (autocannon, ${r.plan.connections} connections) on the other CPU. `
         : `No CPU pinning (taskset missing or one CPU); autocannon with ${r.plan.connections} connections. `) +
       `${r.plan.rounds} round(s) of ${r.plan.durationSeconds} s per server and scenario after a ${r.plan.warmupSeconds} s warm-up, ceiling and msgsvc alternating; ` +
-      `both servers run with \`node --no-memory-reducer\`, msgsvc also with the flags of \`npm start\` (${(r.msgsvc.nodeFlags ?? []).filter((f) => f !== '--no-memory-reducer').join(' ') || 'none'}), LOG_LEVEL=info, ${r.msgsvc.runs === 'src' ? 'running the TypeScript sources through tsx (dist/ was missing or stale)' : 'running the build in dist/ as `npm start` does'}. ` +
+      `both servers run with \`node --no-memory-reducer\`, msgsvc also with the flags of \`npm start\` (${(r.msgsvc.nodeFlags ?? []).filter((f) => f !== '--no-memory-reducer').join(' ') || 'none'}), LOG_LEVEL=info, ${r.msgsvc.env.MSGSVC_DISPATCHER === '0' ? 'the dispatcher off (MSGSVC_DISPATCHER=0: sms/send only queues; the dispatcher is measured apart, below), ' : ''}${r.msgsvc.runs === 'src' ? 'running the TypeScript sources through tsx (dist/ was missing or stale)' : 'running the build in dist/ as `npm start` does'}. ` +
       `"Half load": an open-loop client at half of msgsvc's saturated req/s, at the largest size, ${r.plan.pacedRounds ?? 1} round(s) of ${r.plan.pacedSeconds} s per server alternating with the ceiling at the same rate, percentiles over all rounds; latency counted from each request's scheduled time. ` +
       `Instructions per request: ${m.perfCounters ? 'perf stat -e instructions -p PID' : 'not available (perf has no hardware counters on this machine)'}. ` +
       `Raw numbers: \`${resultFile}\`.`,
@@ -198,6 +268,26 @@ export function renderMarkdown(r: BenchResult, resultFile: string): string {
     const rss = d.msgsvcPeakRssMiB !== undefined ? `${(d.msgsvcPeakRssMiB * MIB_TO_MB).toFixed(0)} MB` : '–';
     lines.push(`| ${human(d.contacts)} contacts, ${human(d.messages)} scheduled messages | ${gen} | ${rss} |`);
   }
+  if (r.dispatch && r.dispatch.dispatch.length + r.dispatch.sendGroup.length > 0) {
+    const d = r.dispatch;
+    lines.push('');
+    lines.push(
+      `Messages going out (\`bench/dispatch.ts\`, ${fmt(d.messages)} messages, msgsvc running ${d.runs}): send-group to one group of ${fmt(d.messages)} contacts through \`msgsvc serve\` (dispatcher off), ` +
+        `then \`msgsvc worker\` alone taking them Queued → Delivered to the sandbox (MSGSVC_SANDBOX_RECEIPT_MS=0, other settings at their defaults).`,
+    );
+    lines.push('');
+    lines.push('| Store | send-group queued in | Dispatcher msg/s | Dispatch time | Worker CPU (waited for a CPU) | PostgreSQL CPU | Worker peak RSS | Load (1 min) |');
+    lines.push('|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (const store of ['sqlite', 'postgres'] as const) {
+      const g = d.sendGroup.find((x) => x.store === store);
+      const x = d.dispatch.find((y) => y.store === store);
+      if (!g && !x) continue;
+      lines.push(
+        `| ${store === 'sqlite' ? 'SQLite' : 'PostgreSQL'} | ${g ? `${g.seconds.toFixed(2)} s` : '–'} | ${x ? fmt(x.messagesPerSecond) : '–'} | ${x ? `${x.seconds.toFixed(1)} s` : '–'} | ` +
+          `${x ? `${x.workerCpuSeconds} s (${x.workerRunQueueSeconds} s)` : '–'} | ${x?.postgresCpuSeconds !== undefined ? `${x.postgresCpuSeconds} s` : '–'} | ${x ? `${x.workerPeakRssMB} MB` : '–'} | ${x ? x.loadAverage : (g?.loadAverage ?? '–')} |`,
+      );
+    }
+  }
   lines.push('');
   lines.push('| Target | Measured | Met |');
   lines.push('|---|---|:-:|');
@@ -207,7 +297,8 @@ export function renderMarkdown(r: BenchResult, resultFile: string): string {
     lines.push(`Skipped (time budget): ${r.skipped.map((s) => `${s.scenario} at ${human(s.contacts)}`).join(', ')}.`);
   }
   lines.push('');
-  lines.push(`Whole run: ${r.seconds} s.`);
+  const la = r.loadAverage;
+  lines.push(`Whole run: ${r.seconds} s.${la ? ` Load average (1, 5, 15 min) at the start: ${la.start.join(', ')}${la.end ? `; at the end: ${la.end.join(', ')}` : ''} (2 CPUs; above 2 means other work was waiting for them).` : ''}`);
   return lines.join('\n');
 }
 

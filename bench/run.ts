@@ -11,23 +11,30 @@
  * - Results: bench/results/<date>.json; a full run also rewrites the table in docs/PERFORMANCE.md.
  * - Talks only to 127.0.0.1, stops every process it started, and stays within its time budget
  *   (full run 15 min, --quick 2 min).
+ * - msgsvc runs with MSGSVC_DISPATCHER=0 in every scenario: nothing is dispatched while requests
+ *   are measured (sms/send queues messages; the dispatcher would then take CPU from the server on
+ *   its core, and would start firing the generated scheduled messages). The dispatcher is measured
+ *   on its own afterwards, as `msgsvc worker` in its own process (bench/dispatch.ts), with
+ *   send-group to 100,000 contacts, on SQLite and PostgreSQL.
  *
  * Options: --quick, --sizes 10000,1000000, --rounds N, --duration S, --warmup S, --connections N,
- *   --only name,name, --docs / --no-docs, --data-dir DIR (keeps and reuses generated databases).
+ *   --only name,name, --docs / --no-docs, --data-dir DIR (keeps and reuses generated databases),
+ *   --build (compiles src/ into a temp copy and runs that instead of dist/, which stays untouched).
  */
 import autocannon, { type Request } from 'autocannon';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { buildCopy } from './lib/build.ts';
 import { ensureDataset } from './lib/data.ts';
 import { pacedLoad, poolPacedRuns, type PacedRun } from './lib/paced.ts';
 import { countInstructions, freePort, machine, pinSelf, runToCompletion, startServer, stopAll, type Server } from './lib/procs.ts';
 import { SCENARIOS, deepPage, type Dataset, type Scenario } from './scenarios.ts';
 // @ts-expect-error: plain JavaScript without type declarations (bin/ runs before anything is built).
 import { chooseEntry } from '../bin/entry.js';
-import { renderMarkdown, writeDocs, type BenchResult, type ScenarioResult, type SideResult } from './report.ts';
+import { renderMarkdown, writeDocs, type BenchResult, type DispatchBenchResult, type ScenarioResult, type SideResult } from './report.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 // The node flags `npm start` gives msgsvc (package.json), so the bench measures what runs in production.
@@ -51,6 +58,7 @@ const { values: flags } = parseArgs({
     docs: { type: 'boolean' },
     'no-docs': { type: 'boolean' },
     'data-dir': { type: 'string' },
+    build: { type: 'boolean', default: false },
   },
   allowPositionals: false,
 });
@@ -70,6 +78,12 @@ const plan = {
   pacedRounds: quick ? 1 : 3,
   budgetSeconds: quick ? 120 : 900,
   only: flags.only ? new Set(flags.only.split(',')) : undefined,
+  // After the HTTP scenarios: contacts/import (bench/import-1m.ts) and the dispatcher
+  // (bench/dispatch.ts), each in its own processes; their time is kept free in the budget.
+  importRows: quick ? 100_000 : 1_000_000,
+  importSeconds: quick ? 20 : 90,
+  dispatchMessages: quick ? 20_000 : 100_000,
+  dispatchSeconds: quick ? 15 : 60,
 };
 // Quick mode runs the writes and the 401 path at the smallest size only.
 const scenariosFor = (size: number): Scenario[] =>
@@ -79,6 +93,8 @@ const scenariosFor = (size: number): Scenario[] =>
 const PACED_SHARE = 0.5;
 const PACED_MAX_RPS = 6000;
 const writeDocsToo = flags['no-docs'] ? false : flags.docs === true || !quick;
+// Balance set on each generated account before msgsvc starts, so that sms/send never runs out.
+const BENCH_CREDITS = 1_000_000_000;
 
 function log(line: string): void {
   const t = ((Date.now() - started) / 1000).toFixed(0).padStart(4);
@@ -187,6 +203,17 @@ async function main(): Promise<void> {
   const keepData = flags['data-dir'] !== undefined;
   const dataDir = keepData ? resolve(flags['data-dir']!) : mkdtempSync(join(tmpdir(), 'msgsvc-bench-'));
   mkdirSync(dataDir, { recursive: true });
+  // The code msgsvc runs: bin/msgsvc.js of the checkout (dist/ when `npm run bench` built it), or
+  // with --build a fresh build in a temp copy.
+  const buildDir = flags.build ? mkdtempSync(join(tmpdir(), 'msgsvc-bench-build-')) : undefined;
+  const buildStarted = Date.now();
+  const appRoot = buildDir ? buildCopy(buildDir) : ROOT;
+  // The build is not part of the time budget (`npm run bench` builds before this script starts).
+  const buildMs = Date.now() - buildStarted;
+  if (buildDir) {
+    log(`built src/ into ${appRoot} in ${(buildMs / 1000).toFixed(1)} s`);
+    armWatchdog(buildMs);
+  }
   const nodeArgs = ['--no-memory-reducer'];
   // msgsvc runs with the flags of `npm start` (package.json) as well.
   const msgsvcNodeArgs = [...nodeArgs, ...MSGSVC_NODE_FLAGS];
@@ -196,7 +223,8 @@ async function main(): Promise<void> {
     machine: m,
     plan: { sizes: plan.sizes, rounds: plan.rounds, durationSeconds: plan.duration, warmupSeconds: plan.warmup, connections: plan.connections, pacedSeconds: plan.paced, pacedRounds: plan.pacedRounds, pacedShare: PACED_SHARE },
     serverPinnedToCpu: serverCpu ?? null,
-    msgsvc: { env: { LOG_LEVEL: 'info', MSGSVC_RATE_LIMIT: '1000000000' }, logTo: '/dev/null', nodeFlags: msgsvcNodeArgs, runs: chooseEntry(ROOT).entry },
+    msgsvc: { env: { LOG_LEVEL: 'info', MSGSVC_RATE_LIMIT: '1000000000', MSGSVC_DISPATCHER: '0' }, logTo: '/dev/null', nodeFlags: msgsvcNodeArgs, runs: flags.build ? 'dist' : chooseEntry(ROOT).entry },
+    loadAverage: { start: loadavg().map((x) => Math.round(x * 100) / 100) },
     datasets: [],
     scenarios: [],
     skipped: [],
@@ -204,8 +232,10 @@ async function main(): Promise<void> {
   };
 
   // Everything must fit in the budget: each remaining run is skipped once it no longer fits.
-  const deadline = started + plan.budgetSeconds * 1000;
+  const deadline = started + buildMs + plan.budgetSeconds * 1000;
   const fits = (seconds: number) => Date.now() + seconds * 1000 < deadline - 5000;
+  // The HTTP scenarios leave the time of the runs after them free.
+  const reserved = flags.only ? 0 : plan.importSeconds + plan.dispatchSeconds;
 
   const ceilingPort = await freePort();
   const ceiling = await startServer({
@@ -220,12 +250,17 @@ async function main(): Promise<void> {
   for (const size of plan.sizes) {
     const data = await generate(dataDir, size);
     result.datasets.push({ contacts: size, messages: data.messages, generateSeconds: data.generateSeconds, group: data.group, entry: data.entry });
+    // sms/send spends credits: the generated balance (1,000,000) would run out over a few runs on
+    // a kept --data-dir, and a 422 is not what the scenario measures.
+    if (scenariosFor(size).some((s) => s.name === 'sms-send')) {
+      await runToCompletion(process.execPath, [join(appRoot, 'bin/msgsvc.js'), '--database-url', join(dataDir, `msgsvc-${size}.db`), 'credits', 'set', '--account', String(data.accountId), '--amount', String(BENCH_CREDITS)]);
+    }
     const port = await freePort();
     log(`starting msgsvc on ${size.toLocaleString('en-US')} contacts`);
     const msgsvc = await startServer({
       name: `msgsvc-${size}`,
       nodeArgs: msgsvcNodeArgs,
-      args: [join(ROOT, 'bin/msgsvc.js'), 'serve', '--port', String(port), '--no-demo'],
+      args: [join(appRoot, 'bin/msgsvc.js'), 'serve', '--port', String(port), '--no-demo'],
       env: { DATABASE_URL: join(dataDir, `msgsvc-${size}.db`), ...result.msgsvc.env },
       ...(serverCpu !== undefined ? { cpu: serverCpu } : {}),
       port,
@@ -234,7 +269,7 @@ async function main(): Promise<void> {
     try {
       for (const scenario of scenariosFor(size)) {
         const needed = 2 * (plan.warmup + plan.rounds * plan.duration) + (size === plan.sizes.at(-1) ? 2 * plan.pacedRounds * plan.paced : 0) + 1;
-        if (!fits(needed)) {
+        if (!fits(needed + reserved)) {
           log(`skipping ${scenario.name} at ${size}: out of time budget`);
           result.skipped.push({ scenario: scenario.name, contacts: size, reason: 'time budget' });
           continue;
@@ -296,15 +331,27 @@ async function main(): Promise<void> {
 
   // contacts/import of a generated CSV file, in its own process (bench/import-1m.ts): 1 M rows in
   // a full run, 100 k in a quick one.
-  const importRows = quick ? 100_000 : 1_000_000;
-  if (!flags.only && fits(quick ? 20 : 90)) {
+  const importRows = plan.importRows;
+  if (!flags.only && fits(plan.importSeconds + plan.dispatchSeconds)) {
     log(`contacts/import of ${importRows.toLocaleString('en-US')} rows (bench/import-1m.ts)`);
-    result.import = await runImportBench(importRows);
+    result.import = await runImportBench(importRows, appRoot);
     log(`contacts/import: ${result.import.seconds} s, ${result.import.rowsPerSecond} rows/s, peak RSS ${result.import.peakRssMB} MB`);
   } else {
     result.skipped.push({ scenario: 'contacts-import', contacts: importRows, reason: flags.only ? '--only' : 'time budget' });
   }
+  // send-group and the dispatcher (`msgsvc worker`) on SQLite and PostgreSQL (bench/dispatch.ts):
+  // 100 k messages in a full run, 20 k in a quick one.
+  if (!flags.only && fits(plan.dispatchSeconds)) {
+    log(`send-group and dispatcher, ${plan.dispatchMessages.toLocaleString('en-US')} messages (bench/dispatch.ts)`);
+    result.dispatch = await runDispatchBench(plan.dispatchMessages, appRoot);
+    for (const g of result.dispatch.sendGroup) log(`send-group ${g.store}: ${g.recipients} queued in ${g.seconds} s`);
+    for (const d of result.dispatch.dispatch) log(`dispatcher ${d.store}: ${d.messagesPerSecond} msg/s (${d.seconds} s)`);
+  } else {
+    result.skipped.push({ scenario: 'dispatch', contacts: plan.dispatchMessages, reason: flags.only ? '--only' : 'time budget' });
+  }
+  result.loadAverage!.end = loadavg().map((x) => Math.round(x * 100) / 100);
   if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
 
   result.seconds = Math.round((Date.now() - started) / 1000);
   const stamp = result.date.replace(/:/g, '-').replace(/\..+$/, '');
@@ -321,18 +368,32 @@ async function main(): Promise<void> {
 }
 
 /** Runs bench/import-1m.ts and reads its summary line (`IMPORT {json}`). */
-async function runImportBench(rows: number): Promise<NonNullable<BenchResult['import']>> {
-  const stdout = await runToCompletion(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/import-1m.ts'), String(rows)], { MSGSVC_BENCH_REPORT_ONLY: '1' });
+async function runImportBench(rows: number, app: string): Promise<NonNullable<BenchResult['import']>> {
+  const stdout = await runToCompletion(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/import-1m.ts'), String(rows), ...(app !== ROOT ? ['--app', app] : [])], { MSGSVC_BENCH_REPORT_ONLY: '1' });
   const line = stdout.split('\n').find((l) => l.startsWith('IMPORT '));
   if (!line) throw new Error(`bench/import-1m.ts printed no summary:\n${stdout}`);
   return JSON.parse(line.slice('IMPORT '.length)) as NonNullable<BenchResult['import']>;
 }
 
-const watchdog = setTimeout(() => {
-  log(`time budget of ${plan.budgetSeconds}s exceeded: stopping`);
-  void stopAll().finally(() => process.exit(1));
-}, (plan.budgetSeconds + 30) * 1000);
-watchdog.unref();
+/** Runs bench/dispatch.ts and reads its summary line (`DISPATCH {json}`). */
+async function runDispatchBench(messages: number, app: string): Promise<DispatchBenchResult> {
+  const stdout = await runToCompletion(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/dispatch.ts'), String(messages), ...(app !== ROOT ? ['--app', app] : [])], { MSGSVC_BENCH_REPORT_ONLY: '1' });
+  const line = stdout.split('\n').find((l) => l.startsWith('DISPATCH '));
+  if (!line) throw new Error(`bench/dispatch.ts printed no summary:\n${stdout}`);
+  return JSON.parse(line.slice('DISPATCH '.length)) as DispatchBenchResult;
+}
+
+let watchdog: NodeJS.Timeout | undefined;
+/** (Re)arms the stop at the time budget plus 30 s, plus `extraMs` (the time --build took). */
+function armWatchdog(extraMs: number): void {
+  clearTimeout(watchdog);
+  watchdog = setTimeout(() => {
+    log(`time budget of ${plan.budgetSeconds}s exceeded: stopping`);
+    void stopAll().finally(() => process.exit(1));
+  }, started + extraMs + (plan.budgetSeconds + 30) * 1000 - Date.now());
+  watchdog.unref();
+}
+armWatchdog(0);
 
 main()
   .catch(async (err) => {

@@ -7,6 +7,8 @@ import { contactDigits } from '../src/domain/generate.ts';
 
 /** What the generator reported about the database under test (see `msgsvc generate`). */
 export interface Dataset {
+  /** The generated account (bench/run.ts tops up its credits for the sends). */
+  accountId: number;
   token: string;
   contacts: number;
   messages: number;
@@ -177,6 +179,25 @@ export const SCENARIOS: readonly Scenario[] = [
       headers: JSON_HEADERS,
       body: JSON.stringify({ PhoneNumberIds: d.contactIds.slice(0, 1000) }),
     }),
+  },
+  {
+    // One message to a random contact of the account (never one of the opted-out: contact i has
+    // opted out when i mod 50 = 7), from its first Active number: a debit and an insert in one
+    // transaction. bench/run.ts runs msgsvc with MSGSVC_DISPATCHER=0, so nothing is dispatched
+    // during the measurement (bench/dispatch.ts measures the dispatcher), and sets the balance
+    // high enough for every send of a run.
+    name: 'sms-send',
+    title: 'sms/send (random contact)',
+    kind: 'write',
+    status: 201,
+    request: (d) => {
+      const recipient = () => {
+        let i = Math.floor(Math.random() * d.contacts);
+        if (i % 50 === 7) i = (i + 1) % d.contacts;
+        return `+${contactDigits(i)}`;
+      };
+      return freshJsonWrite('POST', `/v1/sms/send?${tokenQuery(d)}`, () => JSON.stringify({ MobilePhone: recipient(), Message: `Your code is ${100000 + (++counter % 900000)}. Reply STOP to opt out.` }));
+    },
   },
   {
     name: 'unauthorized',

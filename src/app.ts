@@ -12,7 +12,7 @@ import { negotiate, negotiateFormat, negotiateHook } from './http/plugins/negoti
 import { createRateLimit } from './http/plugins/rate-limit.ts';
 import { createLogger, logRequest } from './http/log.ts';
 import { parseParams } from './http/query.ts';
-import { allowedMethods, CONTROLLERS, OPERATIONS } from './http/routes/index.ts';
+import { allowedMethodsOf, CONTROLLERS, operationsFor } from './http/routes/index.ts';
 import { registerOperations } from './http/operation.ts';
 import { createIdempotency } from './http/plugins/idempotency.ts';
 import { fieldsHook } from './http/serializers/fields.ts';
@@ -24,6 +24,11 @@ export interface AppDeps {
   store: Store;
   /** Time source of the domain and of Idempotency-Key expiry (tests pass a manual clock); default the system clock. */
   clock?: Clock;
+  /**
+   * The carrier's state for /readyz (`ok` or `unavailable`), when a dispatcher runs in this
+   * process; absent: `not running`. Informational: messages queue while the carrier is away.
+   */
+  carrierState?: () => string;
   /** Where log lines go (default stdout). */
   logDestination?: DestinationStream;
 }
@@ -337,6 +342,9 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
     void logRequest(request, reply);
     done();
   });
+  // The operations of this configuration (a disabled one's path is unknown: 404 before any check).
+  const operations = operationsFor(config);
+  const allowedMethods = allowedMethodsOf(operations);
   // Requests Node would not hand to Fastify: CONNECT (Node's default drops the connection without
   // a word) gets the CONVENTIONS 405 or 404; an Expect other than 100-continue (Node's default is an
   // empty 417) is ignored, as RFC 9110 allows, and the request is served.
@@ -386,7 +394,8 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
     ]);
     const ready = database === 'ok' && redis !== 'unavailable';
     setWireHeader(reply, 'Content-Type', JSON_TYPE);
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', database, redis });
+    const carrier = deps.carrierState?.() ?? 'not running';
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', database, redis, carrier });
   });
 
   const clock = deps.clock ?? systemClock;
@@ -397,7 +406,7 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
     api.addHook('onRequest', createAuthenticator(deps.store, config.tokenCacheMs));
     api.addHook('onRequest', createRateLimit(config.rateLimit, config.rateWindowSeconds, limits.limiter));
     api.addHook('preSerialization', fieldsHook);
-    registerOperations(api, OPERATIONS, routeDeps, idempotency);
+    registerOperations(api, operations, routeDeps, idempotency);
   });
 
   return app;

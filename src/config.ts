@@ -1,4 +1,5 @@
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js';
+import { parseSmppUrl } from './dispatch/smpp-url.ts';
 
 /**
  * Where the data lives. `sqlite` is the embedded default; `postgres` is selected by a
@@ -57,8 +58,12 @@ export interface Config {
   readonly mmsCredits: number;
   /** Run the dispatcher inside `msgsvc serve` (MSGSVC_DISPATCHER, default on; API-EXTENSIONS §8). `msgsvc worker` runs it regardless. */
   readonly dispatcher: boolean;
-  /** The carrier messages go to (MSGSVC_CARRIER): `sandbox`, the default when none is configured (API-EXTENSIONS §8). */
-  readonly carrier: 'sandbox';
+  /**
+   * The carrier messages go to (API-EXTENSIONS §8): `smpp` when MSGSVC_SMPP_URL is set, else
+   * `sandbox`, the default when none is configured. MSGSVC_CARRIER may name either explicitly
+   * (`smpp` needs the URL; `sandbox` wins over a URL that is set).
+   */
+  readonly carrier: 'sandbox' | 'smpp';
   /** Messages one dispatcher claims at a time (MSGSVC_DISPATCH_BATCH, default 500). */
   readonly dispatchBatchSize: number;
   /**
@@ -71,6 +76,12 @@ export interface Config {
   readonly dispatchMaxAttempts: number;
   /** How often an idle dispatcher looks for due work, in milliseconds (MSGSVC_DISPATCH_POLL_MS, default 100). */
   readonly dispatchPollMs: number;
+  /**
+   * How often an idle scheduler looks for scheduled messages to check or send, in milliseconds
+   * (MSGSVC_SCHEDULER_POLL_MS, default 200, at most 1,000: API-EXTENSIONS §6 checks a new or
+   * changed scheduled message "within a second"). It runs wherever the dispatcher runs.
+   */
+  readonly schedulerPollMs: number;
   /** Sandbox carrier: milliseconds from Sent to the delivery receipt (MSGSVC_SANDBOX_RECEIPT_MS, default 1,000). */
   readonly sandboxReceiptMs: number;
   /** Sandbox carrier: milliseconds each submit takes, to imitate a carrier's latency (MSGSVC_SANDBOX_SUBMIT_MS, default 0). */
@@ -83,6 +94,29 @@ export interface Config {
    * and demos that count what reached the carrier across processes.
    */
   readonly sandboxJournal: string | undefined;
+  /**
+   * SMPP carrier (API-EXTENSIONS §8): `smpp://system_id:password@host:port`, `smpps://` for TLS
+   * (MSGSVC_SMPP_URL; unset: no SMPP). Port default 2775. Validated at start (src/dispatch/smpp-url.ts).
+   */
+  readonly smppUrl: string | undefined;
+  /** SMPP: submit_sm PDUs per second at most, one per segment (MSGSVC_SMPP_RATE, default 100). */
+  readonly smppRate: number;
+  /** SMPP: submit_sm awaiting their response at most, the window (MSGSVC_SMPP_WINDOW, default 10). */
+  readonly smppWindow: number;
+  /** SMPP: response timeout of each PDU, and of connect and bind, in milliseconds (MSGSVC_SMPP_TIMEOUT_MS, default 10,000). */
+  readonly smppTimeoutMs: number;
+  /** SMPP: enquire_link period in milliseconds, 0 = never (MSGSVC_SMPP_ENQUIRE_MS, default 30,000). */
+  readonly smppEnquireMs: number;
+  /**
+   * API-EXTENSIONS §7: the free confirmation of STOP, STOPALL, UNSUBSCRIBE, CANCEL, END and QUIT
+   * (MSGSVC_STOP_REPLY, 1 to 1,600 characters; default `You have been unsubscribed and will
+   * receive no more messages. Reply START to resubscribe.`).
+   */
+  readonly stopReply: string;
+  /** API-EXTENSIONS §7: the free confirmation of START and UNSTOP (MSGSVC_START_REPLY; default `You have been resubscribed. Reply STOP to unsubscribe.`). */
+  readonly startReply: string;
+  /** API-EXTENSIONS §7: the free reply to HELP and INFO (MSGSVC_HELP_REPLY; default `Reply STOP to unsubscribe.`). */
+  readonly helpReply: string;
 }
 
 /** Thrown when a setting has a value we cannot use; the message names the setting. */
@@ -152,11 +186,43 @@ function redisUrl(raw: string | undefined): string | undefined {
   return value;
 }
 
-/** MSGSVC_CARRIER: empty or `sandbox` (the SMPP carrier comes with its own URL setting). */
-function carrierName(raw: string | undefined): 'sandbox' {
+/** MSGSVC_CARRIER: unset (SMPP when MSGSVC_SMPP_URL is set, else the sandbox), `sandbox`, or `smpp` (needs the URL). */
+function carrierName(raw: string | undefined, smppUrl: string | undefined): 'sandbox' | 'smpp' {
   const value = (raw ?? '').trim().toLowerCase();
-  if (value === '' || value === 'sandbox') return 'sandbox';
-  throw new ConfigError(`MSGSVC_CARRIER must be sandbox (or unset), got ${JSON.stringify(raw)}`);
+  if (value === '') return smppUrl ? 'smpp' : 'sandbox';
+  if (value === 'sandbox') return 'sandbox';
+  if (value === 'smpp') {
+    if (!smppUrl) throw new ConfigError('MSGSVC_CARRIER=smpp needs MSGSVC_SMPP_URL (smpp://system_id:password@host:port)');
+    return 'smpp';
+  }
+  throw new ConfigError(`MSGSVC_CARRIER must be sandbox or smpp (or unset), got ${JSON.stringify(raw)}`);
+}
+
+/** MSGSVC_SMPP_URL: unset or blank, or a valid smpp:// / smpps:// URL (the message never repeats the password). */
+function smppUrl(raw: string | undefined): string | undefined {
+  const value = (raw ?? '').trim();
+  if (value === '') return undefined;
+  try {
+    parseSmppUrl(value);
+  } catch (err) {
+    throw new ConfigError(`MSGSVC_SMPP_URL ${(err as Error).message}`);
+  }
+  return value;
+}
+
+/** The three reply texts of API-EXTENSIONS §7, word for word, used when their setting is unset or blank. */
+export const DEFAULT_REPLIES = Object.freeze({
+  stop: 'You have been unsubscribed and will receive no more messages. Reply START to resubscribe.',
+  start: 'You have been resubscribed. Reply STOP to unsubscribe.',
+  help: 'Reply STOP to unsubscribe.',
+});
+
+/** A §7 reply text setting: trimmed; unset or blank gives `fallback`; over 1,600 characters (ten SMS segments' worth) is refused. */
+function replyText(source: ConfigSource, name: string, fallback: string): string {
+  const value = (source[name] ?? '').trim();
+  if (value === '') return fallback;
+  if ([...value].length > 1600) throw new ConfigError(`${name} must be at most 1600 characters, got ${[...value].length}`);
+  return value;
 }
 
 /**
@@ -202,14 +268,23 @@ export function loadConfig(source: ConfigSource = process.env): Config {
     smsSegmentCredits: integer(source, 'MSGSVC_SMS_SEGMENT_CREDITS', 1, 0, 1_000_000),
     mmsCredits: integer(source, 'MSGSVC_MMS_CREDITS', 3, 0, 1_000_000),
     dispatcher: toggle(source, 'MSGSVC_DISPATCHER', true),
-    carrier: carrierName(source.MSGSVC_CARRIER),
+    carrier: carrierName(source.MSGSVC_CARRIER, smppUrl(source.MSGSVC_SMPP_URL)),
     dispatchBatchSize: integer(source, 'MSGSVC_DISPATCH_BATCH', 500, 1, 10_000),
     dispatchLeaseMs: integer(source, 'MSGSVC_DISPATCH_LEASE_MS', 60_000, 100, 86_400_000),
     dispatchMaxAttempts: integer(source, 'MSGSVC_DISPATCH_MAX_ATTEMPTS', 5, 1, 100),
     dispatchPollMs: integer(source, 'MSGSVC_DISPATCH_POLL_MS', 100, 1, 60_000),
+    schedulerPollMs: integer(source, 'MSGSVC_SCHEDULER_POLL_MS', 200, 1, 1000),
     sandboxReceiptMs: integer(source, 'MSGSVC_SANDBOX_RECEIPT_MS', 1000, 0, 86_400_000),
     sandboxSubmitMs: integer(source, 'MSGSVC_SANDBOX_SUBMIT_MS', 0, 0, 60_000),
     sandboxWindow: integer(source, 'MSGSVC_SANDBOX_WINDOW', 100, 1, 10_000),
     sandboxJournal: (source.MSGSVC_SANDBOX_JOURNAL ?? '').trim() || undefined,
+    smppUrl: smppUrl(source.MSGSVC_SMPP_URL),
+    smppRate: integer(source, 'MSGSVC_SMPP_RATE', 100, 1, 100_000),
+    smppWindow: integer(source, 'MSGSVC_SMPP_WINDOW', 10, 1, 1000),
+    smppTimeoutMs: integer(source, 'MSGSVC_SMPP_TIMEOUT_MS', 10_000, 100, 600_000),
+    smppEnquireMs: integer(source, 'MSGSVC_SMPP_ENQUIRE_MS', 30_000, 0, 3_600_000),
+    stopReply: replyText(source, 'MSGSVC_STOP_REPLY', DEFAULT_REPLIES.stop),
+    startReply: replyText(source, 'MSGSVC_START_REPLY', DEFAULT_REPLIES.start),
+    helpReply: replyText(source, 'MSGSVC_HELP_REPLY', DEFAULT_REPLIES.help),
   });
 }

@@ -7,7 +7,7 @@ import { recordMappers } from './http/schemas/index.ts';
 import { createTimeFormat } from './domain/time.ts';
 import { migrateToLatest, openStore, type Store } from './store/db.ts';
 import { countAccounts } from './store/repositories/accounts.ts';
-import { createDispatcher, type Dispatcher } from './dispatch/index.ts';
+import { createDispatcher, createScheduler, type Dispatcher } from './dispatch/index.ts';
 import { createLogger } from './http/log.ts';
 
 export interface RunningServer {
@@ -40,9 +40,12 @@ export async function startServer(config: Config, options: { print?: (text: stri
   const store = openStore(config.database);
   try {
     await migrateToLatest(store);
-    const app = buildApp(config, { store });
+    let dispatcher: Dispatcher | undefined;
+    const app = buildApp(config, { store, carrierState: () => dispatcher?.carrierState() ?? 'not running' });
     // API-EXTENSIONS §8: the dispatcher runs inside serve unless MSGSVC_DISPATCHER=0.
-    const dispatcher: Dispatcher | undefined = config.dispatcher ? createDispatcher(config, store, { log: app.log }) : undefined;
+    if (config.dispatcher) dispatcher = createDispatcher(config, store, { log: app.log });
+    // API-EXTENSIONS §6: scheduled messages are checked and sent wherever the dispatcher runs.
+    const scheduler = config.dispatcher ? createScheduler(config, store, { log: app.log }) : undefined;
     let firstStartDemo: Awaited<ReturnType<typeof createDemoAccount>> | undefined;
     if (config.demo && (await countAccounts(store.db)) === 0) {
       firstStartDemo = await createDemoAccount(store, recordMappers(createTimeFormat(config.timeZone)), config.defaultRegion);
@@ -56,13 +59,14 @@ export async function startServer(config: Config, options: { print?: (text: stri
       (options.print ?? ((t) => process.stdout.write(t)))(banner(firstStartDemo.token, demoCurlLines(url, firstStartDemo)) + '\n');
     }
     await dispatcher?.start();
+    scheduler?.start();
     let closing: Promise<void> | undefined;
     return {
       app,
       store,
       url,
       // The dispatcher first: its round in progress writes its outcomes before the store closes.
-      close: () => (closing ??= Promise.resolve(dispatcher?.stop()).then(() => app.close()).then(() => store.close())),
+      close: () => (closing ??= Promise.resolve(scheduler?.stop()).then(() => dispatcher?.stop()).then(() => app.close()).then(() => store.close())),
     };
   } catch (err) {
     await store.close();
@@ -88,18 +92,21 @@ export async function runWorker(config: Config): Promise<void> {
   const store = openStore(config.database);
   const log = createLogger(config.logLevel);
   let dispatcher: Dispatcher;
+  const scheduler = createScheduler(config, store, { log });
   try {
     await migrateToLatest(store);
     dispatcher = createDispatcher(config, store, { log });
     await dispatcher.start();
+    scheduler.start();
   } catch (err) {
     await store.close();
     throw err;
   }
-  log.info({ carrier: 'sandbox', batch: config.dispatchBatchSize }, 'msgsvc worker: dispatching');
+  log.info({ carrier: config.carrier, batch: config.dispatchBatchSize }, 'msgsvc worker: dispatching');
   closeWithGrace({ delay: 30_000 }, async ({ signal, err }) => {
     if (err) log.error({ err }, 'worker shutting down after an error');
     else log.info({ signal }, 'worker shutting down');
+    await scheduler.stop();
     await dispatcher.stop();
     await store.close();
   });

@@ -119,13 +119,16 @@ describe('msgsvc demo', { concurrency: true }, () => {
     assert.deepEqual(JSON.parse(res.body), demo.scheduledMessages);
   });
 
-  test('demo without --json prints the token and eight curl lines for the given base URL', async (t) => {
+  test('demo without --json prints the token and the curl lines (the 8 spec operations, a send, a schedule, a sandbox STOP) for the given base URL', async (t) => {
     const { dbPath } = tempDir(t);
     const res = await runCli(['demo', '--base-url', 'http://example.test:9999'], { DATABASE_URL: dbPath, MSGSVC_DEMO: '0' });
     assert.equal(res.code, 0, res.stderr);
     assert.match(res.stdout, /access token: [A-Za-z0-9_-]{32,}/);
     const curls = res.stdout.split('\n').filter((l) => l.startsWith('curl '));
-    assert.equal(curls.length, 8);
+    assert.equal(curls.length, 11);
     for (const line of curls) assert.ok(line.includes("'http://example.test:9999/v1/"), line);
+    assert.ok(curls.some((l) => l.includes('/v1/sms/send?')), 'a send');
+    assert.ok(curls.some((l) => l.includes('/v1/sms/schedule?') && l.includes('+1 min')), 'a schedule a minute ahead');
+    assert.ok(curls.some((l) => l.includes('/v1/sandbox/inbound?') && l.includes('"Message":"STOP"')), 'a sandbox STOP');
   });
 });

@@ -440,3 +440,34 @@ test('contacts/delete: 204 with an empty body; memberships and entries go; 404 a
   assert.equal(list.length, 49);
   assert.ok(!list.some((x) => x.Id === c.Id));
 });
+
+test('contacts/index: X-Pagination-Total-Count is the kept total, exact after creates, deletes, an import, plain SQL and for a new account', async (t) => {
+  const ctx = await buildTestApp(t);
+  const demo = await ctx.seed();
+  const other = await ctx.seed('Other account');
+  const total = async (token: string) => (await call(ctx.app, { method: 'HEAD', path: INDEX, token })).headers['x-pagination-total-count'];
+  const counted = async (accountId: number) =>
+    String((await ctx.store.db.selectFrom('contacts').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow()).n);
+  assert.equal(await total(demo.token), '50');
+  for (const n of ['+1 555 010 0901', '+1 555 010 0902']) {
+    assert.equal((await call(ctx.app, { method: 'POST', path: CREATE, token: demo.token, body: { Number: n } })).statusCode, 201);
+  }
+  assert.equal((await call(ctx.app, { method: 'DELETE', path: DELETE, token: demo.token, query: `id=${demo.contacts[0]!.Id}` })).statusCode, 204);
+  const imported = await ctx.app.inject({
+    method: 'POST',
+    url: `/v1/contacts/import?access_token=${demo.token}`,
+    headers: { 'content-type': 'text/csv' },
+    payload: 'Number\n+15550100903\n+15550100904\n+15550100901\n',
+  });
+  assert.equal(imported.statusCode, 200, imported.body);
+  // A writer outside the API (the triggers keep the total whoever writes).
+  await ctx.store.db.deleteFrom('contacts').where('account_id', '=', demo.account.id).where('id', '=', demo.contacts[1]!.Id).execute();
+  assert.equal(await total(demo.token), await counted(demo.account.id));
+  assert.equal(await total(demo.token), '52');
+  assert.equal(await total(other.token), '50', "another account's total is its own");
+  // An account without a contact has no total row yet: 0.
+  const fresh = await ctx.seed('Fresh account');
+  await ctx.store.db.deleteFrom('contacts').where('account_id', '=', fresh.account.id).execute();
+  assert.equal(await total(fresh.token), '0');
+  assert.equal(await counted(fresh.account.id), '0');
+});

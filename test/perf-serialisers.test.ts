@@ -148,10 +148,16 @@ const BODIES: Record<string, fc.Arbitrary<unknown>> = {
   '/v1/sms/send-group': batchRow.map(toBatch),
   '/v1/sms/index': fc.array(logRow, { maxLength: 5 }).map((rows) => rows.map(toMessage)),
   '/v1/sms/view': logRow.map(toMessage),
+  // API-EXTENSIONS §6 scheduled messages: one scheduled single message record (cancel-scheduled is 204).
+  '/v1/sms/schedule': messageRow.map(mappers.scheduledMessage),
+  '/v1/sms/view-scheduled': messageRow.map(mappers.scheduledMessage),
+  '/v1/sms/update-scheduled': messageRow.map(mappers.scheduledMessage),
+  // API-EXTENSIONS §8: the inbound records stored for the caller, one or none.
+  '/v1/sandbox/inbound': fc.array(logRow, { maxLength: 1 }).map((rows) => rows.map(toMessage)),
 };
 
 /** Operations that answer 201 Created (API-EXTENSIONS §1 `create`, and the spec's keyword/reserve). */
-const CREATED = new Set(['/v1/keyword/reserve', '/v1/sms/send', '/v1/sms/send-group', ...Object.keys(BODIES).filter((p) => p.endsWith('/create'))]);
+const CREATED = new Set(['/v1/keyword/reserve', '/v1/sms/send', '/v1/sms/send-group', '/v1/sms/schedule', '/v1/sandbox/inbound', ...Object.keys(BODIES).filter((p) => p.endsWith('/create'))]);
 
 /** The response schema each operation registers, captured from its real registration. */
 function registeredSchemas(): Map<string, { status: number; schema: TSchema }> {

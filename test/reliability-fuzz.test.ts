@@ -54,12 +54,15 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const CONTROLLER_TABLES: Readonly<Record<string, readonly string[]>> = {
   numbers: [],
   credits: [],
-  sms: ['messages', 'batches', 'credit_balances'],
+  // scheduled_messages: schedule, update-scheduled, cancel-scheduled (API-EXTENSIONS §6).
+  sms: ['messages', 'batches', 'credit_balances', 'scheduled_messages'],
   contacts: ['contacts', 'group_members', 'custom_field_entries'],
   groups: ['groups', 'group_members'],
   'custom-contact-fields': ['custom_fields', 'custom_field_entries'],
   'custom-contact-fields-entry': ['custom_field_entries'],
   keyword: ['keyword_reservations', 'groups'],
+  // API-EXTENSIONS §7, §8: inbound texts, contacts opted out or created, keyword groups joined, autoreplies paid.
+  sandbox: ['messages', 'contacts', 'group_members', 'groups', 'credit_balances'],
 };
 /** Every operation of the registry (src/http/routes), GET ones with their HEAD. */
 const OPS: readonly Op[] = Object.entries(CONTROLLERS).flatMap(([controller, ops]) =>

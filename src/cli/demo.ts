@@ -156,7 +156,15 @@ async function readDemoAccount(store: Store, mappers: RecordMappers, accountId: 
   };
 }
 
-/** One ready-to-paste curl line per operation of the spec, for the demo banner and the README. */
+/** The recipient of the demo's send and the sender of its sandbox STOP (not one of the demo contacts). */
+const DEMO_RECIPIENT = '+15551234567';
+/** The recipient of the demo's scheduled message (not the one that texts STOP, so it is delivered). */
+const DEMO_SCHEDULED_RECIPIENT = '+15551234568';
+
+/**
+ * One ready-to-paste curl line per operation of the spec, then a send, a message scheduled a
+ * minute ahead and a sandbox STOP (API-EXTENSIONS §6–§8), for the demo banner and the README.
+ */
 export function demoCurlLines(baseUrl: string, demo: DemoAccount): string[] {
   const t = encodeURIComponent(demo.token);
   const contact = demo.contacts[0]!;
@@ -175,5 +183,12 @@ export function demoCurlLines(baseUrl: string, demo: DemoAccount): string[] {
     `curl -s -X POST '${baseUrl}/v1/custom-contact-fields-entry/update?id=${entry.Id}&access_token=${t}' ${json} -d '{"frfield":${entry.CustomFieldId},"frcontact":"${entry.PhoneNumberId}","fvalue":"${entry.Entry}"}'`,
     // A fresh keyword on every paste: a keyword can be reserved only once per number.
     `curl -s -X POST '${baseUrl}/v1/keyword/reserve?access_token=${t}' ${json} -d "{\\"Keyword\\":\\"JOIN$(date +%s%N)\\",\\"Number\\":\\"${active.Number}\\",\\"AutoreplyMessage\\":\\"Thanks for joining!\\"}"`,
+    // API-EXTENSIONS §6, §8: a message's whole life with the sandbox carrier (Queued, Sent, Delivered in sms/index).
+    `curl -s -X POST '${baseUrl}/v1/sms/send?access_token=${t}' ${json} -d '{"MobilePhone":"${DEMO_RECIPIENT}","Message":"Hello from msgsvc!"}'`,
+    // API-EXTENSIONS §6: a message scheduled a minute ahead (ISO 8601 in UTC; GNU date, else BSD date):
+    // Pending, then Approved and Scheduled with its credit reserved, then sent at its time.
+    `curl -s -X POST '${baseUrl}/v1/sms/schedule?access_token=${t}' ${json} -d "{\\"MobilePhone\\":\\"${DEMO_SCHEDULED_RECIPIENT}\\",\\"Message\\":\\"Scheduled a minute ago\\",\\"DateTime\\":\\"$(date -u -d '+1 min' +%FT%TZ 2>/dev/null || date -u -v+1M +%FT%TZ)\\"}"`,
+    // API-EXTENSIONS §7, §8: the recipient texts STOP: opted out, a free confirmation, and the next send is refused.
+    `curl -s -X POST '${baseUrl}/v1/sandbox/inbound?access_token=${t}' ${json} -d '{"From":"${DEMO_RECIPIENT}","To":"${active.Number}","Message":"STOP"}'`,
   ];
 }

@@ -76,6 +76,13 @@ export interface Carrier {
   readonly supportsMms: boolean;
   /** How many submits may await their answer at once (SMPP's window). */
   readonly window: number;
+  /**
+   * False while it cannot take submits (an SMPP link that is down or not yet bound): the dispatcher
+   * then claims nothing, so an outage of any length spends none of a message's attempts
+   * (API-EXTENSIONS §8: every queued message reaches a final state, not Failed for an outage).
+   * Absent: always ready.
+   */
+  ready?(): boolean;
   /** Connects (binds) and starts delivering receipts and inbound texts to `sink`. */
   start(sink: CarrierSink): Promise<void>;
   /** Hands one message to the carrier. Throwing counts as a `retry` (the dispatcher backs off). */

@@ -86,6 +86,14 @@ export class Dispatcher {
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
 
+  /**
+   * The carrier as /readyz shows it: `ok` when it can take submits, `unavailable` while it cannot
+   * (an SMPP link down). Messages still queue meanwhile, so it does not make the API unready.
+   */
+  carrierState(): 'ok' | 'unavailable' {
+    return this.options.carrier.ready?.() === false ? 'unavailable' : 'ok';
+  }
+
   constructor(private readonly options: DispatcherOptions) {
     this.log = options.log ?? noLog;
   }
@@ -132,7 +140,13 @@ export class Dispatcher {
       } catch (err) {
         this.log.error({ err }, 'dispatcher round failed');
       }
-      if (!busy && !this.stopping) {
+      if (busy) {
+        // Back to the event loop between busy rounds. On SQLite (better-sqlite3 is synchronous) a
+        // round is all microtasks, so without this a backlog is drained without ever letting the
+        // HTTP server of `msgsvc serve` (or the log's writes) run: 100,000 queued messages froze
+        // the loop for ~6 s. One setImmediate per round of MSGSVC_DISPATCH_BATCH messages.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      } else if (!this.stopping) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.options.pollMs);
           this.wake = () => {
@@ -154,6 +168,8 @@ export class Dispatcher {
     const round: DispatchRound = { receipts: 0, claimed: 0, sent: 0, failed: 0, rejected: 0, retried: 0, lost: 0 };
     round.receipts = await dispatch.applyDueReceipts(store.db, clock.nowMs(), batchSize, clock.nowSeconds());
 
+    // A carrier that cannot take submits now (link down): claim nothing, spend no attempt.
+    if (carrier.ready?.() === false) return round;
     const token = randomUUID();
     const claimed = await dispatch.claimDue(store.db, clock.nowMs(), batchSize, clock.nowMs() + leaseMs, token);
     round.claimed = claimed.length;

@@ -4,6 +4,10 @@ import type { Store } from '../store/db.ts';
 import type { Carrier, InboundText } from './carrier.ts';
 import { Dispatcher, type DispatcherOptions } from './dispatcher.ts';
 import { createSandboxCarrier } from './sandbox.ts';
+import { createSmppCarrier } from './smpp.ts';
+import { receiptLanded } from '../store/repositories/smpp.ts';
+import { Scheduler, type SchedulerOptions } from './scheduler.ts';
+import { createInboundHandler, inboundDeps } from '../domain/inbound.ts';
 
 /**
  * Where the dispatcher lives (API-EXTENSIONS §8): src/dispatch/, beside http/ and domain/, because
@@ -14,9 +18,33 @@ import { createSandboxCarrier } from './sandbox.ts';
 
 export type { Carrier } from './carrier.ts';
 export { Dispatcher } from './dispatcher.ts';
+export { Scheduler } from './scheduler.ts';
 
-/** The configured carrier (MSGSVC_CARRIER): the sandbox, the default when none is configured. */
-export function createCarrier(config: Config): Carrier {
+/**
+ * True while the sandbox is the configured carrier (API-EXTENSIONS §8: `POST /v1/sandbox/inbound`
+ * answers only then, else 404). Keep it in step with createCarrier below.
+ */
+export function isSandboxCarrier(config: Pick<Config, 'carrier'>): boolean {
+  return config.carrier === 'sandbox';
+}
+
+/**
+ * The configured carrier (API-EXTENSIONS §8): SMPP when MSGSVC_SMPP_URL is set (config.carrier
+ * `smpp`), else the sandbox, the default when none is configured. `store` lets the SMPP carrier
+ * check that an early receipt has taken effect (src/store/repositories/smpp.ts); `log` gets its bind events.
+ */
+export function createCarrier(config: Config, store?: Store, log?: DispatcherOptions['log']): Carrier {
+  if (config.carrier === 'smpp' && config.smppUrl) {
+    return createSmppCarrier({
+      url: config.smppUrl,
+      rate: config.smppRate,
+      window: config.smppWindow,
+      timeoutMs: config.smppTimeoutMs,
+      enquireMs: config.smppEnquireMs,
+      ...(store ? { receiptLanded: (id: string) => receiptLanded(store.db, id) } : {}),
+      ...(log ? { log } : {}),
+    });
+  }
   return createSandboxCarrier({
     receiptMs: config.sandboxReceiptMs,
     submitMs: config.sandboxSubmitMs,
@@ -33,13 +61,30 @@ export function createDispatcher(
 ): Dispatcher {
   return new Dispatcher({
     store,
-    carrier: overrides.carrier ?? createCarrier(config),
+    carrier: overrides.carrier ?? createCarrier(config, store, overrides.log),
     clock: overrides.clock ?? systemClock,
     batchSize: config.dispatchBatchSize,
     leaseMs: config.dispatchLeaseMs,
     maxAttempts: config.dispatchMaxAttempts,
     pollMs: config.dispatchPollMs,
     ...(overrides.log ? { log: overrides.log } : {}),
-    ...(overrides.inbound ? { inbound: overrides.inbound } : {}),
+    // API-EXTENSIONS §7: inbound texts from the carrier run the inbound rules (src/domain/inbound.ts).
+    inbound: overrides.inbound ?? createInboundHandler(inboundDeps(config, store, overrides.clock ?? systemClock), overrides.log),
+  });
+}
+
+/**
+ * Builds the scheduler of scheduled messages (API-EXTENSIONS §6; src/dispatch/scheduler.ts) from
+ * the settings, not started. It runs wherever the dispatcher runs. `overrides` replace the clock or log.
+ */
+export function createScheduler(config: Config, store: Store, overrides: { clock?: Clock; log?: SchedulerOptions['log'] } = {}): Scheduler {
+  return new Scheduler({
+    store,
+    clock: overrides.clock ?? systemClock,
+    prices: { smsSegmentCredits: config.smsSegmentCredits, mmsCredits: config.mmsCredits },
+    batchSize: config.dispatchBatchSize,
+    leaseMs: config.dispatchLeaseMs,
+    pollMs: config.schedulerPollMs,
+    ...(overrides.log ? { log: overrides.log } : {}),
   });
 }

@@ -99,8 +99,13 @@ function readDraft(input: Input, region: CountryCode, recipient: 'one' | 'group'
   return { errors: inFieldOrder(errors), typeId, message: typeof input.Message === 'string' ? input.Message : '', values: checked.values };
 }
 
-/** The account number a message goes from: the one given (Active), else the first Active one. */
-async function resolveNumber(store: Store, accountId: number, n: number | undefined): Promise<string | undefined> {
+/**
+ * The account number a message goes from (API-EXTENSIONS §6 `Number`, shared by send, send-group
+ * and schedule): the one given (`n`, the integer read from the body) when it is an Active number of
+ * the account, else (none given) the account's first Active number in numbers/index order.
+ * @returns its digits, or undefined when there is none (`Number is invalid.`).
+ */
+export async function resolveNumber(store: Store, accountId: number, n: number | undefined): Promise<string | undefined> {
   if (n === undefined) return (await log.firstActiveNumber(store.db, accountId))?.number;
   if (n < 0 || !Number.isSafeInteger(n)) return undefined;
   const row = await numbers.findNumber(store.db, accountId, String(n));

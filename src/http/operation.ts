@@ -102,6 +102,12 @@ export interface Operation {
   /** Honours the Idempotency-Key header (API-EXTENSIONS §1). */
   readonly idempotent: boolean;
   /**
+   * When the operation exists at all under this configuration (default: always). A disabled
+   * operation is not registered: its path is unknown (404 `Page not found.` before any other
+   * check), as `sandbox/inbound` is when the sandbox is not the carrier (API-EXTENSIONS §8).
+   */
+  readonly enabled?: (config: Config) => boolean;
+  /**
    * TypeBox schemas: the query and body it reads (documentation and OpenAPI; the checks and their
    * exact Yii2 messages come from the domain's validation rules) and the success response, which
    * Fastify compiles into the JSON serialiser.

@@ -11,6 +11,9 @@ import { initialMigration } from './migrations/001_initial.ts';
 import { listTotalsMigration } from './migrations/002_list_totals.ts';
 import { extensionsMigration } from './migrations/003_extensions.ts';
 import { messagesMigration } from './migrations/004_messages.ts';
+import { contactTotalsMigration } from './migrations/008_contact_totals.ts';
+import { scheduledMigration } from './migrations/005_scheduled.ts';
+import { inboundMigration } from './migrations/006_inbound.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -140,6 +143,9 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '002_list_totals': listTotalsMigration(dialect),
     '003_extensions': extensionsMigration(dialect),
     '004_messages': messagesMigration(dialect),
+    '005_scheduled': scheduledMigration(dialect),
+    '006_inbound': inboundMigration(dialect),
+    '008_contact_totals': contactTotalsMigration(dialect),
   };
 }
 

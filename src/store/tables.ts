@@ -111,6 +111,17 @@ export interface ScheduledMessagesTable {
   mms_template_id: number | null;
   subject: string;
   created_at: Epoch;
+  // Migration 005 (API-EXTENSIONS §6 status life; src/dispatch/scheduler.ts), never shown.
+  /** Digits of the account number it goes from; '' on rows the service never managed. */
+  number: Generated<string>;
+  /** Credits debited while Approved (0 while Pending or Action Required); NULL: a row the service never managed (demo, generator, older data). */
+  reserved_credits: number | null;
+  /** Epoch ms when the scheduler takes it next (check due, DateTime, or lease end); NULL while it waits. */
+  due_at: number | null;
+  /** The scheduler claim that holds it. */
+  lease_token: string | null;
+  /** Why it is Action Required (NUMBER_INACTIVE, OPTED_OUT, NO_CREDITS), '' otherwise. */
+  check_reason: Generated<string>;
 }
 
 export interface KeywordReservationsTable {
@@ -197,6 +208,8 @@ export interface ListTotalsTable {
   scheduled_messages: Generated<number>;
   /** Changes on every insert or delete of one of the account's scheduled messages. */
   scheduled_messages_version: Generated<number>;
+  /** How many contacts the account has (migration 008's triggers). */
+  contacts: Generated<number>;
 }
 
 export interface Database {

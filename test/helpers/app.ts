@@ -6,7 +6,7 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config, type ConfigSource } from '../../src/config.ts';
 import { createDemoAccount, type DemoAccount } from '../../src/cli/demo.ts';
 import { recordMappers } from '../../src/http/schemas/index.ts';
-import { createTimeFormat } from '../../src/domain/time.ts';
+import { createTimeFormat, type Clock } from '../../src/domain/time.ts';
 import { migrateToLatest, openStore, type Store } from '../../src/store/db.ts';
 import { createTestDatabase, testStoreKind } from './stores.ts';
 
@@ -39,19 +39,20 @@ export async function testDatabaseUrl(dir: string): Promise<string> {
 /**
  * Builds an app over a new database (SQLite file in a temp dir, or a fresh PostgreSQL database on
  * the PostgreSQL run). Pass `t` (node:test context) to close and delete everything when the test
- * ends; pass `options.dir` of an earlier app to reopen its data.
+ * ends; pass `options.dir` of an earlier app to reopen its data, `options.clock` for the domain's time
+ * source (a manual clock; default the system clock).
  */
 export async function buildTestApp(
   t?: { after(fn: () => unknown): void },
   overrides: ConfigSource = {},
-  options: { dir?: string; logDestination?: { write(line: string): void } } = {},
+  options: { dir?: string; logDestination?: { write(line: string): void }; clock?: Clock } = {},
 ): Promise<TestApp> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'msgsvc-test-'));
   const dbPath = join(dir, 'msgsvc.db');
   const config = testConfig(await testDatabaseUrl(dir), overrides);
   const store = openStore(config.database);
   await migrateToLatest(store);
-  const app = buildApp(config, { store, ...(options.logDestination ? { logDestination: options.logDestination } : {}) });
+  const app = buildApp(config, { store, ...(options.logDestination ? { logDestination: options.logDestination } : {}), ...(options.clock ? { clock: options.clock } : {}) });
   await app.ready();
   const mappers = recordMappers(createTimeFormat(config.timeZone));
   let closed = false;

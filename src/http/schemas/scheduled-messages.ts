@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { TimeFormat } from '../../domain/time.ts';
 import { MESSAGE_STATUSES, MESSAGE_TYPE_MMS, MESSAGE_TYPES } from '../../domain/statuses.ts';
 import type { ScheduledMessageRow } from '../../store/repositories/messages.ts';
-import { Int, Str } from './common.ts';
+import { Int, IntOrString, Str } from './common.ts';
 
 /** Spec "Scheduled single message". */
 export const ScheduledMessageRecordSchema = Type.Object({
@@ -34,3 +34,23 @@ export const scheduledMessageRecord =
     MmsTemplateId: r.type_id === MESSAGE_TYPE_MMS && r.mms_template_id !== null ? r.mms_template_id : '',
     Subject: r.subject,
   });
+
+/**
+ * Body fields of sms/schedule and sms/update-scheduled (API-EXTENSIONS §6; documentation: the
+ * checks and their messages are the domain's rules, src/domain/scheduled.ts). On update every
+ * field is optional and only those sent change.
+ */
+export const ScheduleBodySchema = Type.Object({
+  MobilePhone: Type.Optional(Type.String({ description: 'recipient phone number in any common format; required on schedule' })),
+  Message: Type.Optional(Type.String({ maxLength: 1600, description: 'the text, at most 1,600 characters' })),
+  DateTime: Type.Optional(
+    Type.String({
+      description:
+        'required on schedule; YYYY:MM:DD HH:MM:SS or YYYY-MM-DD HH:MM:SS in the service time zone, or ISO 8601 with an offset (2026-12-01T09:00:00+01:00, Z); in the future, at most 366 days ahead',
+    }),
+  ),
+  Type_Id: Type.Optional(IntOrString('1 SMS (default) or 2 MMS')),
+  MmsTemplateId: Type.Optional(IntOrString('a template of the account, required for an MMS')),
+  Subject: Type.Optional(Type.String({ maxLength: 255, description: 'at most 255 characters' })),
+  Number: Type.Optional(IntOrString('an Active number of the account; default: its first Active number')),
+});

@@ -1,4 +1,4 @@
-import { boundCount, prepareQuery } from '../prepared.ts';
+import { boundCount, ownerTerm, prepareQuery } from '../prepared.ts';
 import type { Db } from '../types.ts';
 
 /** A stored custom field entry (times in epoch seconds). */
@@ -33,7 +33,7 @@ const entriesOfFieldRange = prepareQuery((db, accountId: number, from: number, t
   db
     .selectFrom('custom_field_entries')
     .select(ENTRY_COLUMNS)
-    .where('account_id', '=', accountId)
+    .where(ownerTerm('account_id'), '=', accountId)
     .where('custom_field_id', '>=', from)
     .where('custom_field_id', '<=', to)
     .orderBy('custom_field_id')

@@ -1,8 +1,12 @@
+import { smsCancelScheduled } from './cancel-scheduled.ts';
 import { smsIndex } from './list.ts';
+import { smsSchedule } from './schedule.ts';
 import { smsSend } from './send.ts';
 import { smsSendGroup } from './send-group.ts';
 import { singleScheduleMessages } from './single-schedule-messages.ts';
+import { smsUpdateScheduled } from './update-scheduled.ts';
 import { smsView } from './view.ts';
+import { smsViewScheduled } from './view-scheduled.ts';
 
 /** `/v1/sms/…`: sending, the message log and scheduled messages (spec; API-EXTENSIONS §6). */
 export const sms = [
@@ -11,4 +15,8 @@ export const sms = [
   smsSendGroup,
   smsIndex,
   smsView,
+  smsSchedule,
+  smsViewScheduled,
+  smsUpdateScheduled,
+  smsCancelScheduled,
 ];

@@ -1,4 +1,5 @@
 import type { MessagingDeps } from '../../../domain/messages.ts';
+import type { ScheduleDeps } from '../../../domain/scheduled.ts';
 import { systemClock } from '../../../domain/time.ts';
 import type { RouteDeps } from '../../operation.ts';
 
@@ -10,4 +11,9 @@ export function messagingDeps({ store, config, clock }: RouteDeps): MessagingDep
     prices: { smsSegmentCredits: config.smsSegmentCredits, mmsCredits: config.mmsCredits },
     region: config.defaultRegion,
   };
+}
+
+/** What the scheduled message rules need (API-EXTENSIONS §6 `schedule`): the messaging deps and the service's time zone. */
+export function scheduleDeps(deps: RouteDeps): ScheduleDeps {
+  return { ...messagingDeps(deps), timeZone: deps.config.timeZone };
 }

@@ -1,0 +1,288 @@
+import { inTransaction, type Store } from '../store/db.ts';
+import { refundCredits } from '../store/repositories/credits.ts';
+import * as scheduled from '../store/repositories/scheduled.ts';
+import type { ScheduledFields, ScheduledStateRow } from '../store/repositories/scheduled.ts';
+import { NotFoundError, ValidationFailedError, type FieldError } from './errors.ts';
+import { loadOr404 } from './find.ts';
+import { resolveNumber, type MessagingDeps } from './messages.ts';
+import { parseScheduleDateTime } from './schedule-time.ts';
+import { MESSAGE_TYPE_MMS } from './statuses.ts';
+import { defineRules, fieldLabel, isBlank, isEmpty, messages, validate, type Input } from './validation.ts';
+
+/**
+ * Scheduled single messages (API-EXTENSIONS §6, from `schedule` to the end of §6): `sms/schedule`,
+ * `sms/view-scheduled`, `sms/update-scheduled`, `sms/cancel-scheduled`. The list
+ * (`sms/single-schedule-messages`) keeps its spec behaviour. The status life (Pending → Approved
+ * and Scheduled or Action Required, the send at DateTime) is the scheduler's, in the dispatcher
+ * process: src/dispatch/scheduler.ts; its SQL is src/store/repositories/scheduled.ts (migration 005).
+ *
+ * Choices the extension leaves open, written down here:
+ * - Required on `schedule`: `MobilePhone` and `DateTime` only, as §6 marks them. `Message` is
+ *   optional (at most 1,600 characters, as send's); an empty SMS costs one segment.
+ * - Errors are listed in §6's field order: MobilePhone, Message, DateTime, Type_Id, MmsTemplateId,
+ *   Subject, Number (the first error of each field, CONVENTIONS §3).
+ * - `DateTime`: its three forms and the time zone are src/domain/schedule-time.ts. A value that is
+ *   not a string (a number, an array) has no format: `The format of Date Time is invalid.` "In the
+ *   future" is strictly after the clock's now; "at most 366 days ahead" is ≤ now + 366 × 24 h,
+ *   both to the millisecond; the stored time is the whole second (rounded down).
+ * - `Type_Id`, `MmsTemplateId` as send does (src/domain/messages.ts): `Type_Id` 2 needs a template;
+ *   templates come with §9, so until then no account owns one: an MMS gives `Mms Template Id
+ *   cannot be blank.` or `Mms Template Id is invalid.` For an SMS `MmsTemplateId` is ignored and
+ *   stored as none (the record shows `""`).
+ * - `Number` is read as send reads it; blank means the default (the first Active number). It is
+ *   resolved when scheduled (or updated) and stored; the check and the send use the stored one.
+ * - An opted-out recipient is not a 422: the message is accepted (Pending) and the check makes it
+ *   Action Required, as §6's check lists the opt-out.
+ * - `update-scheduled`: only the fields sent are checked and change (a required one sent blank
+ *   gives `cannot be blank.`). The body is checked first, then the record is looked up (404), then
+ *   the rules that need the database (CONVENTIONS §1). Every successful update, even one that
+ *   changes nothing, is a change: what the message had reserved is released and it is 1 Pending,
+ *   checked again within a second. Changing `Type_Id` to 2 needs a template (sent, or the one
+ *   stored); changing it to 1 drops the template. A stored `Number` (not sent) is not checked
+ *   here: if it is no longer Active, the check makes the message Action Required.
+ * - `cancel-scheduled` releases the reserved credits in the same transaction that deletes it.
+ * - Rows the service never managed (the demo's and `msgsvc generate`'s, written straight into the
+ *   table, or older data; `reserved_credits` NULL) are shown as they are and never checked or sent;
+ *   an update makes them managed (Pending).
+ * - "Checked again when credits are added": a trigger on `credit_balances` (migration 005) marks
+ *   the account's Action Required messages due for a check whenever the balance goes up, whoever
+ *   raised it (CLI `credits add/set`, a refund of a Failed or Rejected message, a cancel or update
+ *   releasing a reservation, plain SQL). Only messages whose DateTime is still ahead are checked
+ *   again that way: one still Action Required at its time stays listed, unsent, until it is
+ *   updated (then it is checked, and sent at once if approved) or cancelled.
+ * - At its DateTime an approved message becomes a Message of the log (Queued, `ScheduledMessageId`
+ *   its Id, `Credits` its reservation: no second debit, refunded if it ends Failed or Rejected)
+ *   and leaves the scheduled list. A recipient who opted out or a number no longer Active after
+ *   the approval does not stop that: the dispatcher then ends the message Rejected with a refund
+ *   (§7 "queued or scheduled: Rejected with a refund").
+ */
+
+/** What the scheduled message rules need: the messaging deps and the service's time zone. */
+export interface ScheduleDeps extends MessagingDeps {
+  /** IANA zone of the two wall-clock DateTime forms (MSGSVC_TIMEZONE). */
+  timeZone: string;
+}
+
+/** §6 `schedule` field order: errors are listed in this order. */
+export const SCHEDULE_FIELDS = ['MobilePhone', 'Message', 'DateTime', 'Type_Id', 'MmsTemplateId', 'Subject', 'Number'] as const;
+const FIELD_RANK = new Map<string, number>(SCHEDULE_FIELDS.map((f, i) => [f, i]));
+
+function inFieldOrder(errors: FieldError[]): FieldError[] {
+  const first = new Map<string, FieldError>();
+  for (const e of errors) if (!first.has(e.field)) first.set(e.field, e);
+  return [...first.values()].sort((a, b) => (FIELD_RANK.get(a.field) ?? 99) - (FIELD_RANK.get(b.field) ?? 99));
+}
+
+const RULES = defineRules([
+  { field: 'MobilePhone', rule: 'phone' },
+  { field: 'Message', rule: 'string', min: 1, max: 1600 },
+  { field: 'Type_Id', rule: 'in', values: [1, 2] },
+  { field: 'MmsTemplateId', rule: 'integer' },
+  { field: 'Subject', rule: 'string', max: 255 },
+  { field: 'Number', rule: 'integer' },
+]);
+
+/** Days ahead a DateTime may be (API-EXTENSIONS §6: at most 366 days). */
+export const MAX_DAYS_AHEAD = 366;
+
+const blank = (field: string): FieldError => ({ field, message: `${fieldLabel(field)} cannot be blank.` });
+
+/**
+ * The `DateTime` rule (API-EXTENSIONS §6): one of the three forms (else `The format of Date Time
+ * is invalid.`), strictly after `nowMs` and at most 366 days after it (else `Date Time is
+ * invalid.`). A blank value is the caller's `cannot be blank.`
+ * @returns the time in whole epoch seconds, or the error.
+ */
+export function readDateTime(value: unknown, timeZone: string, nowMs: number): { seconds: number } | { error: FieldError } {
+  const ms = parseScheduleDateTime(value, timeZone);
+  if (ms === null) return { error: { field: 'DateTime', message: `The format of ${fieldLabel('DateTime')} is invalid.` } };
+  if (!(ms > nowMs) || ms > nowMs + MAX_DAYS_AHEAD * 86_400_000) return { error: { field: 'DateTime', message: messages.invalid('DateTime') } };
+  return { seconds: Math.floor(ms / 1000) };
+}
+
+/** What a checked body changes: only the fields it holds (for an update), all of them (for a schedule). */
+interface Change {
+  mobilePhone?: string;
+  message?: string;
+  scheduledAt?: number;
+  typeId?: number;
+  /** A non-empty `MmsTemplateId` was sent (its rules count only for an MMS: `templateErrors`). */
+  mmsTemplateSent?: boolean;
+  /** Its own rule's error (`Mms Template Id must be an integer.`), kept aside likewise. */
+  templateError?: FieldError;
+  subject?: string;
+  /** The Number as sent: a value (to check), or 'default' (blank: the first Active number). */
+  number?: number | 'default';
+}
+
+/**
+ * The rules that need no database, over the fields `present` (all of them for a schedule; those
+ * sent for an update). Required fields are required when present (or always, for a schedule).
+ */
+function readChange(input: Input, deps: ScheduleDeps, mode: 'create' | 'update'): { errors: FieldError[]; change: Change } {
+  const present = (field: string) => mode === 'create' || Object.hasOwn(input, field);
+  const fields: Record<string, unknown> = {};
+  for (const f of ['MobilePhone', 'Message', 'Type_Id', 'MmsTemplateId', 'Subject', 'Number']) if (present(f)) fields[f] = input[f];
+  const checked = validate(fields, RULES, { region: deps.region });
+  const errors: FieldError[] = [];
+  const change: Change = {};
+  const v = checked.values;
+
+  if (present('MobilePhone') && isBlank(input.MobilePhone)) errors.push(blank('MobilePhone'));
+  else if (v.MobilePhone) change.mobilePhone = v.MobilePhone.digits;
+  if (present('Message') && !checked.failed('Message')) change.message = v.Message ?? '';
+  if (present('DateTime')) {
+    if (isBlank(input.DateTime)) errors.push(blank('DateTime'));
+    else {
+      const dt = readDateTime(input.DateTime, deps.timeZone, deps.clock.nowMs());
+      if ('error' in dt) errors.push(dt.error);
+      else change.scheduledAt = dt.seconds;
+    }
+  }
+  if (v.Type_Id !== undefined) change.typeId = v.Type_Id;
+  if (present('Subject') && !checked.failed('Subject')) change.subject = v.Subject ?? '';
+  if (present('Number') && !checked.failed('Number')) change.number = v.Number ?? 'default';
+  if (present('MmsTemplateId') && !isEmpty(input.MmsTemplateId)) change.mmsTemplateSent = true;
+  // MmsTemplateId's own rules count only for an MMS (send ignores it for an SMS): kept aside.
+  const templateError = checked.errors.find((e) => e.field === 'MmsTemplateId');
+  if (templateError) change.templateError = templateError;
+  errors.push(...checked.errors.filter((e) => e.field !== 'MmsTemplateId'));
+  return { errors, change };
+}
+
+/**
+ * The `MmsTemplateId` rule for the resulting type (as send, src/domain/messages.ts): an MMS needs
+ * one (`Mms Template Id cannot be blank.`), an integer (`… must be an integer.`) of a template of
+ * the account: none exists before §9, so `Mms Template Id is invalid.` An SMS has none.
+ * @param stored the template stored on the row being updated (kept when none is sent).
+ */
+function templateErrors(change: Change, typeId: number, stored: number | null): FieldError[] {
+  if (typeId !== MESSAGE_TYPE_MMS) return [];
+  if (change.templateError) return [change.templateError];
+  if (change.mmsTemplateSent) return [{ field: 'MmsTemplateId', message: messages.invalid('MmsTemplateId') }];
+  if (stored === null) return [blank('MmsTemplateId')];
+  return [];
+}
+
+/**
+ * The number a change resolves to: the one sent (an Active number of the account), the stored one
+ * (not sent), or the default (sent blank, or none stored); or `Number is invalid.`
+ * @param store the store, or the open transaction as a store (SQLite: queries of a transaction
+ *   must run on its handle).
+ */
+async function numberOf(store: Store, accountId: number, change: Change, stored: string): Promise<{ number: string } | { error: FieldError }> {
+  let number: string | undefined;
+  if (change.number === undefined && stored !== '') number = stored;
+  else number = await resolveNumber(store, accountId, typeof change.number === 'number' ? change.number : undefined);
+  return number === undefined ? { error: { field: 'Number', message: messages.invalid('Number') } } : { number };
+}
+
+/**
+ * `sms/schedule` (API-EXTENSIONS §6): adds a scheduled single message, 1 Pending with nothing
+ * reserved; the scheduler checks it within a second (src/dispatch/scheduler.ts).
+ * Body: `MobilePhone` (required, a phone number in any common format, stored as E.164 digits),
+ * `Message` (at most 1,600 characters), `DateTime` (required; `YYYY:MM:DD HH:MM:SS` or
+ * `YYYY-MM-DD HH:MM:SS` in the service's zone, or ISO 8601 with an offset; in the future, at most
+ * 366 days ahead), `Type_Id` (1 SMS by default, 2 MMS with `MmsTemplateId`), `Subject` (at most 255
+ * characters), `Number` (an Active number of the account; default its first Active number).
+ * @returns the new row (record fields and state).
+ * @throws ValidationFailedError (422), the first error of each field in §6 order: `Mobile Phone
+ *   cannot be blank.`, `Mobile Phone is invalid.`, `Message should contain at most 1,600
+ *   characters.`, `Date Time cannot be blank.`, `The format of Date Time is invalid.`, `Date Time
+ *   is invalid.`, `Type Id is invalid.`, `Mms Template Id cannot be blank.` / `… is invalid.`,
+ *   `Subject should contain at most 255 characters.`, `Number must be an integer.`, `Number is invalid.`
+ */
+export async function scheduleMessage(deps: ScheduleDeps, accountId: number, input: Input): Promise<ScheduledStateRow> {
+  const { errors, change } = readChange(input, deps, 'create');
+  const typeId = change.typeId ?? 1;
+  errors.push(...templateErrors(change, typeId, null));
+  let number: string | undefined;
+  if (!errors.some((e) => e.field === 'Number')) {
+    const n = await numberOf(deps.store, accountId, change, '');
+    if ('error' in n) errors.push(n.error);
+    else number = n.number;
+  }
+  if (errors.length > 0) throw new ValidationFailedError(inFieldOrder(errors));
+  const fields: ScheduledFields = {
+    mobilePhone: change.mobilePhone!,
+    message: change.message ?? '',
+    scheduledAt: change.scheduledAt!,
+    typeId,
+    mmsTemplateId: null,
+    subject: change.subject ?? '',
+    number: number!,
+  };
+  return scheduled.insertScheduled(deps.store.db, accountId, fields, deps.clock.nowSeconds(), deps.clock.nowMs());
+}
+
+/**
+ * `sms/view-scheduled?id=` (API-EXTENSIONS §6): one scheduled message of the account.
+ * @throws NotFoundError `Object not found: {id}` (another account's, or one already sent or cancelled).
+ */
+export async function viewScheduled(store: Store, accountId: number, id: string): Promise<ScheduledStateRow> {
+  return loadOr404(id, (n) => scheduled.findScheduled(store.db, accountId, n));
+}
+
+/**
+ * `sms/update-scheduled?id=` (API-EXTENSIONS §6): the fields of `schedule`, only those sent
+ * change (a required one may be left out, not sent blank). In one transaction: what the message
+ * had reserved is released (refunded), and it becomes 1 Pending, checked again within a second.
+ * @param id canonical integer text of the `id` query parameter.
+ * @throws NotFoundError `Object not found: {id}`, after the body's own rules passed or failed and
+ *   before the rules that need the database (CONVENTIONS §1).
+ * @throws ValidationFailedError (422) as `scheduleMessage`.
+ */
+export async function updateScheduled(deps: ScheduleDeps, accountId: number, id: string, input: Input): Promise<ScheduledStateRow> {
+  const { errors, change } = readChange(input, deps, 'update');
+  return inTransaction(
+    deps.store,
+    async (tx) => {
+      // Lock order (src/store/repositories/scheduled.ts): the balance row first, then the message.
+      await scheduled.lockCredits(tx, accountId);
+      const row = await loadOr404(id, (n) => scheduled.findScheduled(tx, accountId, n));
+      const typeId = change.typeId ?? row.type_id;
+      const all = [...errors, ...templateErrors(change, typeId, row.type_id === MESSAGE_TYPE_MMS ? row.mms_template_id : null)];
+      let number = row.number;
+      if (!all.some((e) => e.field === 'Number')) {
+        const n = await numberOf({ ...deps.store, db: tx }, accountId, change, row.number);
+        if ('error' in n) all.push(n.error);
+        else number = n.number;
+      }
+      if (all.length > 0) throw new ValidationFailedError(inFieldOrder(all));
+      const fields: ScheduledFields = {
+        mobilePhone: change.mobilePhone ?? row.mobile_phone,
+        message: change.message ?? row.message,
+        scheduledAt: change.scheduledAt ?? row.scheduled_at,
+        typeId,
+        mmsTemplateId: typeId === MESSAGE_TYPE_MMS ? row.mms_template_id : null,
+        subject: change.subject ?? row.subject,
+        number,
+      };
+      const updated = await scheduled.rewriteScheduled(tx, accountId, row.id, fields, deps.clock.nowMs());
+      // Sent or cancelled between the read and the write (PostgreSQL): it is gone.
+      if (!updated) throw new NotFoundError(id);
+      await refundCredits(tx, accountId, row.reserved_credits ?? 0, deps.clock.nowSeconds());
+      return updated;
+    },
+    { immediate: true },
+  );
+}
+
+/**
+ * `sms/cancel-scheduled?id=` (API-EXTENSIONS §6): deletes the scheduled message and releases
+ * (refunds) its reserved credits, in one transaction. The route answers 204.
+ * @throws NotFoundError `Object not found: {id}` (another account's, or already sent or cancelled).
+ */
+export async function cancelScheduled(deps: Pick<ScheduleDeps, 'store' | 'clock'>, accountId: number, id: string): Promise<void> {
+  await inTransaction(
+    deps.store,
+    async (tx) => {
+      await scheduled.lockCredits(tx, accountId);
+      const n = await loadOr404(id, async (n) => n);
+      const reserved = await scheduled.deleteScheduled(tx, accountId, n);
+      if (reserved === undefined) throw new NotFoundError(id);
+      await refundCredits(tx, accountId, reserved, deps.clock.nowSeconds());
+    },
+    { immediate: true },
+  );
+}

@@ -1,0 +1,20 @@
+import { cancelScheduled } from '../../../domain/scheduled.ts';
+import { IdQuery } from '../../schemas/common.ts';
+import { defineOperation } from '../../operation.ts';
+import { scheduleDeps } from './messaging.ts';
+
+/** sms/cancel-scheduled?id= (API-EXTENSIONS §6): 204; the message leaves the list and its reserved credits are released. */
+export const smsCancelScheduled = defineOperation({
+  id: 'sms.cancel-scheduled',
+  path: '/v1/sms/cancel-scheduled',
+  methods: ['DELETE'],
+  summary: 'Cancel a scheduled message',
+  success: 204,
+  schema: { query: IdQuery },
+  handler: (deps) => {
+    const schedule = scheduleDeps(deps);
+    return async (ctx) => {
+      await cancelScheduled(schedule, ctx.accountId, ctx.id());
+    };
+  },
+});

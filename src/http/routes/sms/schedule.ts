@@ -1,0 +1,25 @@
+import { scheduleMessage } from '../../../domain/scheduled.ts';
+import { ScheduleBodySchema, ScheduledMessageRecordSchema, scheduledMessageRecord } from '../../schemas/scheduled-messages.ts';
+import { defineOperation } from '../../operation.ts';
+import { scheduleDeps } from './messaging.ts';
+
+/**
+ * sms/schedule (API-EXTENSIONS §6): a scheduled single message, 1 Pending (checked within a
+ * second by the scheduler). 201, the scheduled single message record (spec), `Location` to
+ * sms/view-scheduled. Honours Idempotency-Key (§1): a replay creates nothing and reserves nothing.
+ */
+export const smsSchedule = defineOperation({
+  id: 'sms.schedule',
+  path: '/v1/sms/schedule',
+  methods: ['POST'],
+  summary: 'Schedule one message',
+  success: 201,
+  location: '/v1/sms/view-scheduled',
+  idempotent: true,
+  schema: { body: ScheduleBodySchema, response: ScheduledMessageRecordSchema },
+  handler: (deps) => {
+    const toRecord = scheduledMessageRecord(deps.time);
+    const schedule = scheduleDeps(deps);
+    return async (ctx) => toRecord(await scheduleMessage(schedule, ctx.accountId, ctx.body()));
+  },
+});

@@ -1,0 +1,27 @@
+import { updateScheduled } from '../../../domain/scheduled.ts';
+import { IdQuery } from '../../schemas/common.ts';
+import { ScheduleBodySchema, ScheduledMessageRecordSchema, scheduledMessageRecord } from '../../schemas/scheduled-messages.ts';
+import { defineOperation } from '../../operation.ts';
+import { scheduleDeps } from './messaging.ts';
+
+/**
+ * sms/update-scheduled?id= (API-EXTENSIONS §6): the fields of sms/schedule, only those sent
+ * change; its reservation is released and it is 1 Pending again (checked within a second). 200,
+ * the scheduled single message record.
+ */
+export const smsUpdateScheduled = defineOperation({
+  id: 'sms.update-scheduled',
+  path: '/v1/sms/update-scheduled',
+  methods: ['PUT', 'PATCH'],
+  summary: 'Change a scheduled message',
+  success: 200,
+  schema: { query: IdQuery, body: ScheduleBodySchema, response: ScheduledMessageRecordSchema },
+  handler: (deps) => {
+    const toRecord = scheduledMessageRecord(deps.time);
+    const schedule = scheduleDeps(deps);
+    return async (ctx) => {
+      const id = ctx.id();
+      return toRecord(await updateScheduled(schedule, ctx.accountId, id, ctx.body()));
+    };
+  },
+});

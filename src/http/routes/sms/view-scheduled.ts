@@ -1,0 +1,21 @@
+import { viewScheduled } from '../../../domain/scheduled.ts';
+import { IdQuery } from '../../schemas/common.ts';
+import { ScheduledMessageRecordSchema, scheduledMessageRecord } from '../../schemas/scheduled-messages.ts';
+import { defineOperation } from '../../operation.ts';
+
+/**
+ * sms/view-scheduled?id= (API-EXTENSIONS §6): one scheduled single message record; 404 `Object
+ * not found: {id}` (also once it was sent or cancelled).
+ */
+export const smsViewScheduled = defineOperation({
+  id: 'sms.view-scheduled',
+  path: '/v1/sms/view-scheduled',
+  methods: ['GET'],
+  summary: 'Read one scheduled message',
+  success: 200,
+  schema: { query: IdQuery, response: ScheduledMessageRecordSchema },
+  handler: ({ store, time }) => {
+    const toRecord = scheduledMessageRecord(time);
+    return async (ctx) => toRecord(await viewScheduled(store, ctx.accountId, ctx.id()));
+  },
+});

@@ -1,0 +1,275 @@
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { prepareQuery } from '../prepared.ts';
+import type { Database } from '../tables.ts';
+import type { Db } from '../types.ts';
+import type { ScheduledMessageRow } from './messages.ts';
+
+/**
+ * Scheduled messages that live (API-EXTENSIONS §6; migration 005): the writes of `sms/schedule`,
+ * `update-scheduled` and `cancel-scheduled`, and the scheduler's claim, checks and sends
+ * (src/dispatch/scheduler.ts). Times: `scheduled_at` in epoch seconds, `due_at`, `now`, `lease` in
+ * epoch milliseconds. Every API query is scoped to the account.
+ *
+ * Lock order (PostgreSQL), the same on every path that touches credits, so none can deadlock
+ * another: the account's `credit_balances` row first (a debit, a refund, or `lockCredits`), then
+ * its scheduled rows, then `list_totals` (by the 002 triggers on insert and delete).
+ */
+
+const isPostgres = (db: Kysely<Database>) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+/** `id in (the ids of a JSON array parameter)`: one statement shape whatever the count. */
+const jsonIds = (db: Kysely<Database>, json: unknown) =>
+  isPostgres(db)
+    ? sql`(select cast(value as integer) from json_array_elements_text(cast(${json} as json)) as ids(value))`
+    : sql`(select value from json_each(${json}))`;
+
+const RECORD_COLUMNS = ['id', 'mobile_phone', 'message', 'scheduled_at', 'status_id', 'type_id', 'mms_template_id', 'subject'] as const;
+
+/** A scheduled message with what the service keeps beside its record (migration 005). */
+export interface ScheduledStateRow extends ScheduledMessageRow {
+  account_id: number;
+  /** Digits of the account number it goes from ('' on a row never managed). */
+  number: string;
+  /** Credits debited while Approved; 0 while Pending or Action Required; null: never managed. */
+  reserved_credits: number | null;
+}
+
+const STATE_COLUMNS = [...RECORD_COLUMNS, 'account_id', 'number', 'reserved_credits'] as const;
+
+function toState(r: ScheduledStateRow): ScheduledStateRow {
+  return { ...r, scheduled_at: Number(r.scheduled_at), reserved_credits: r.reserved_credits === null ? null : Number(r.reserved_credits) };
+}
+
+const byId = prepareQuery((db, accountId: number, id: number) =>
+  db.selectFrom('scheduled_messages').select(STATE_COLUMNS).where('account_id', '=', accountId).where('id', '=', id),
+);
+
+/** The account's scheduled message `id` with its state, if any. */
+export async function findScheduled(db: Db, accountId: number, id: number): Promise<ScheduledStateRow | undefined> {
+  const row = await byId.first(db, accountId, id);
+  return row ? toState(row as ScheduledStateRow) : undefined;
+}
+
+/** The fields a schedule or an update writes. */
+export interface ScheduledFields {
+  mobilePhone: string;
+  message: string;
+  /** Epoch seconds. */
+  scheduledAt: number;
+  typeId: number;
+  mmsTemplateId: number | null;
+  subject: string;
+  number: string;
+}
+
+const insert = prepareQuery(
+  (db, accountId: number, mobilePhone: string, message: string, scheduledAt: number, typeId: number, mmsTemplateId: number | null, subject: string, number: string, now: number, dueAt: number) =>
+    db
+      .insertInto('scheduled_messages')
+      .values({
+        account_id: accountId,
+        mobile_phone: mobilePhone,
+        message,
+        scheduled_at: scheduledAt,
+        status_id: 1,
+        type_id: typeId,
+        mms_template_id: mmsTemplateId,
+        subject,
+        created_at: now,
+        number,
+        reserved_credits: 0,
+        due_at: dueAt,
+        lease_token: null,
+        check_reason: '',
+      })
+      .returning(STATE_COLUMNS),
+);
+
+/**
+ * Adds a managed scheduled message, 1 Pending with nothing reserved, its check due at `dueAt`
+ * (epoch ms). `now` is created_at (epoch seconds).
+ */
+export async function insertScheduled(db: Db, accountId: number, f: ScheduledFields, now: number, dueAt: number): Promise<ScheduledStateRow> {
+  const row = await insert.first(db, accountId, f.mobilePhone, f.message, f.scheduledAt, f.typeId, f.mmsTemplateId, f.subject, f.number, now, dueAt);
+  return toState(row as ScheduledStateRow);
+}
+
+const update = prepareQuery(
+  (db, accountId: number, id: number, mobilePhone: string, message: string, scheduledAt: number, typeId: number, mmsTemplateId: number | null, subject: string, number: string, dueAt: number) =>
+    db
+      .updateTable('scheduled_messages')
+      .set({
+        mobile_phone: mobilePhone,
+        message,
+        scheduled_at: scheduledAt,
+        type_id: typeId,
+        mms_template_id: mmsTemplateId,
+        subject,
+        number,
+        status_id: 1,
+        reserved_credits: 0,
+        due_at: dueAt,
+        lease_token: null,
+        check_reason: '',
+      })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .returning(STATE_COLUMNS),
+);
+
+/**
+ * Rewrites a scheduled message after an update: the fields, and 1 Pending with nothing reserved
+ * (the caller released the reservation in the same transaction), its check due at `dueAt`; any
+ * scheduler claim on it is dropped (its outcome will not be written).
+ * @returns the row, or undefined when it no longer exists (sent or cancelled meanwhile).
+ */
+export async function rewriteScheduled(db: Db, accountId: number, id: number, f: ScheduledFields, dueAt: number): Promise<ScheduledStateRow | undefined> {
+  const row = await update.first(db, accountId, id, f.mobilePhone, f.message, f.scheduledAt, f.typeId, f.mmsTemplateId, f.subject, f.number, dueAt);
+  return row ? toState(row as ScheduledStateRow) : undefined;
+}
+
+const remove = prepareQuery((db, accountId: number, id: number) =>
+  db.deleteFrom('scheduled_messages').where('account_id', '=', accountId).where('id', '=', id).returning(['reserved_credits']),
+);
+
+/**
+ * Deletes the account's scheduled message `id`.
+ * @returns its reserved credits (0 when none or never managed), or undefined when there was no such row.
+ */
+export async function deleteScheduled(db: Db, accountId: number, id: number): Promise<number | undefined> {
+  const row = await remove.first(db, accountId, id);
+  return row ? Number(row.reserved_credits ?? 0) : undefined;
+}
+
+const lock = prepareQuery((db, accountId: number) =>
+  db
+    .updateTable('credit_balances')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('account_id', '=', accountId),
+);
+
+/**
+ * Takes the account's balance row lock without changing it (PostgreSQL; on SQLite the
+ * transaction already holds the write lock): the first step of every write that releases or
+ * reserves a scheduled message's credits (see the lock order above).
+ */
+export async function lockCredits(db: Db, accountId: number): Promise<void> {
+  await lock.run(db, accountId);
+}
+
+// ------------------------------------------------------------------ the scheduler
+
+/** A claimed scheduled message: what a check and a send need. */
+export interface ClaimedScheduled {
+  id: number;
+  account_id: number;
+  number: string;
+  mobile_phone: string;
+  message: string;
+  type_id: number;
+  status_id: number;
+  /** Epoch seconds. */
+  scheduled_at: number;
+  reserved_credits: number;
+}
+
+const CLAIM_RETURNING = 'id, account_id, number, mobile_phone, message, type_id, status_id, scheduled_at, reserved_credits';
+
+const claim = prepareQuery((db, now: number, limit: number, leaseUntil: number, token: string) => ({
+  compile: () =>
+    (isPostgres(db)
+      ? sql`with due as materialized (
+            select id from scheduled_messages where due_at <= ${now} order by due_at limit ${limit} for update skip locked)
+          update scheduled_messages s set due_at = ${leaseUntil}, lease_token = ${token}
+          from due where s.id = due.id
+          returning ${sql.raw(CLAIM_RETURNING.split(', ').map((c) => `s.${c}`).join(', '))}`
+      : sql`update scheduled_messages set due_at = ${leaseUntil}, lease_token = ${token}
+          where id in (select id from scheduled_messages where due_at <= ${now} order by due_at limit ${limit})
+          returning ${sql.raw(CLAIM_RETURNING)}`
+    ).compile(db),
+}));
+
+/**
+ * Claims up to `limit` scheduled messages with work due (`due_at <= now`: a check, a DateTime, an
+ * expired lease) for `token`, leased until `leaseUntil`, in ONE statement per store, committed on
+ * return: PostgreSQL picks the rows `FOR UPDATE SKIP LOCKED` (rows another scheduler is claiming
+ * are skipped), SQLite runs one `UPDATE … WHERE id IN (SELECT … LIMIT n) RETURNING` (one writer at
+ * a time). No two schedulers hold the same row.
+ */
+export async function claimDueScheduled(db: Db, now: number, limit: number, leaseUntil: number, token: string): Promise<ClaimedScheduled[]> {
+  const rows = (await claim.all(db, now, limit, leaseUntil, token)) as ClaimedScheduled[];
+  return rows.map((r) => ({ ...r, scheduled_at: Number(r.scheduled_at), reserved_credits: Number(r.reserved_credits ?? 0) }));
+}
+
+const blocked = prepareQuery((db, idsJson: string) => ({
+  compile: () =>
+    sql`select s.id as id,
+          case
+            when not exists (
+              select 1 from account_numbers n where n.account_id = s.account_id and n.number = s.number and n.status_id = 0)
+            then 'NUMBER_INACTIVE'
+            when exists (
+              select 1 from contacts c where c.account_id = s.account_id and c.number_e164 = '+' || s.mobile_phone and c.opted_out = 1)
+            then 'OPTED_OUT'
+          end as reason
+        from scheduled_messages s where s.id in ${jsonIds(db, idsJson)}`.compile(db),
+}));
+
+/**
+ * Of the given scheduled messages, those that cannot be approved (API-EXTENSIONS §6): the number
+ * is not an Active number of the account (`NUMBER_INACTIVE`), or the recipient is an opted-out
+ * contact of the account (`OPTED_OUT`).
+ */
+export async function findBlockedScheduled(db: Db, ids: readonly number[]): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  if (ids.length === 0) return out;
+  for (const r of (await blocked.all(db, JSON.stringify(ids))) as { id: number; reason: string | null }[]) {
+    if (r.reason) out.set(Number(r.id), r.reason);
+  }
+  return out;
+}
+
+const checked = prepareQuery((db, id: number, token: string, statusId: number, reserved: number, dueAt: number | null, reason: string) =>
+  db
+    .updateTable('scheduled_messages')
+    .set({ status_id: statusId, reserved_credits: reserved, due_at: dueAt, lease_token: null, check_reason: reason })
+    .where('id', '=', id)
+    .where('lease_token', '=', token),
+);
+
+/**
+ * Writes the outcome of a check, if `token` still holds the row: 3 Approved and Scheduled with
+ * `reserved` credits, due at its DateTime (`dueAt`, epoch ms); or 2 Action Required with nothing
+ * reserved, waiting (`dueAt` null) for credits or an update, `reason` kept.
+ * @returns false when the claim was lost (updated or cancelled meanwhile): nothing written.
+ */
+export async function markChecked(db: Db, id: number, token: string, statusId: 2 | 3, reserved: number, dueAt: number | null, reason: string): Promise<boolean> {
+  return (await checked.run(db, id, token, statusId, reserved, dueAt, reason)) === 1;
+}
+
+const putBack = prepareQuery((db, id: number, token: string, dueAt: number | null) =>
+  db.updateTable('scheduled_messages').set({ due_at: dueAt, lease_token: null }).where('id', '=', id).where('lease_token', '=', token),
+);
+
+/** Lets go of a claimed row unchanged, due again at `dueAt` (epoch ms; null: waiting), if `token` still holds it. */
+export async function releaseClaim(db: Db, id: number, token: string, dueAt: number | null): Promise<boolean> {
+  return (await putBack.run(db, id, token, dueAt)) === 1;
+}
+
+const take = prepareQuery((db, accountId: number, idsJson: string, token: string) => ({
+  compile: () =>
+    sql`delete from scheduled_messages
+        where account_id = ${accountId} and lease_token = ${token} and status_id = 3 and id in ${jsonIds(db, idsJson)}
+        returning ${sql.raw(CLAIM_RETURNING)}`.compile(db),
+}));
+
+/**
+ * Removes from the scheduled list the account's Approved messages of this claim that `token`
+ * still holds (one statement per account: the 002 triggers then lock one `list_totals` row).
+ * @returns the rows removed, to be queued as messages in the same transaction.
+ */
+export async function takeForSending(db: Db, accountId: number, ids: readonly number[], token: string): Promise<ClaimedScheduled[]> {
+  if (ids.length === 0) return [];
+  const rows = (await take.all(db, accountId, JSON.stringify(ids), token)) as ClaimedScheduled[];
+  return rows.map((r) => ({ ...r, scheduled_at: Number(r.scheduled_at), reserved_credits: Number(r.reserved_credits ?? 0) }));
+}
