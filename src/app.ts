@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { METHODS, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
@@ -15,10 +16,13 @@ import { parseParams } from './http/query.ts';
 import { allowedMethodsOf, CONTROLLERS, operationsFor } from './http/routes/index.ts';
 import { registerOperations } from './http/operation.ts';
 import { createIdempotency } from './http/plugins/idempotency.ts';
+import { registerApiDocs } from './http/docs.ts';
 import { fieldsHook } from './http/serializers/fields.ts';
 import { castHeaderNames, errorBody, escapeJsonLineTerminators, HttpError, JSON_TYPE, REASON_PHRASES, setWireHeader, WireResponse } from './http/wire.ts';
 import { pingStore, type Store } from './store/db.ts';
 import { createRateLimiterBackend } from './http/rate-limiter-backend.ts';
+import { createMetrics, requestIdOf, type DispatcherStats, type WebhookDeliveryStats } from './http/metrics.ts';
+import type { RateLimitStats } from './http/plugins/rate-limit.ts';
 
 export interface AppDeps {
   store: Store;
@@ -31,6 +35,10 @@ export interface AppDeps {
   carrierState?: () => string;
   /** Where log lines go (default stdout). */
   logDestination?: DestinationStream;
+  /** The counters of the dispatcher running in this process, for GET /metrics (absent: none runs here). */
+  dispatcherStats?: () => DispatcherStats | undefined;
+  /** The counters of the webhook delivery loop running in this process, for GET /metrics (absent: none runs here). */
+  webhookStats?: () => WebhookDeliveryStats | undefined;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -240,8 +248,9 @@ function endSocketWithError(socket: Socket, status: number, message: string, ext
     return;
   }
   const body = JSON.stringify(errorBody(status, message));
+  // No request was read (or it could not be parsed), so the request id is always a new one.
   socket.end(
-    `HTTP/1.1 ${status} ${REASON_PHRASES[status]}\r\nContent-Type: application/json; charset=UTF-8\r\n${extraHeaders}` +
+    `HTTP/1.1 ${status} ${REASON_PHRASES[status]}\r\nContent-Type: application/json; charset=UTF-8\r\nX-Request-Id: ${randomUUID()}\r\n${extraHeaders}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
   setTimeout(() => socket.destroy(), 1000).unref();
@@ -277,6 +286,9 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
     // request.log is the root logger, not a pino child per request (a child costs a few µs on
     // every request); the lines that need the request id carry `reqId` themselves.
     childLoggerFactory: (logger) => logger,
+    // The request id: the client's X-Request-Id when it is 1 to 200 visible ASCII characters, else a
+    // new UUID. Every response carries it as X-Request-Id, and the request's log line as `reqId`.
+    genReqId: requestIdOf,
     bodyLimit: config.bodyLimitBytes,
     // Slow clients (slowloris): the whole request, headers included, must arrive within
     // requestTimeoutMs or the client gets 408 and the connection is closed; Node checks open
@@ -306,6 +318,7 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
     // CONVENTIONS 404, not Fastify's own 400 body, which also echoes the URL with its token.
     frameworkErrors: (error, request, reply) => {
       reply.raw.once('finish', () => void logRequest(request, reply));
+      reply.raw.setHeader('X-Request-Id', request.id);
       const q = request.url.indexOf('?');
       request.rawQuery = q === -1 ? '' : request.url.slice(q + 1);
       request.queryParams = parseParams(request.rawQuery);
@@ -324,7 +337,8 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
   app.decorateRequest('rawQuery', '');
 
   // Synchronous hooks take `done`: no promise per request (src/http/plugins/* do the same).
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.raw.setHeader('X-Request-Id', request.id);
     if (request.url.length > MAX_URL_BYTES) {
       // The query of a 414 is not read; the steps that still run (error rendering) see none.
       request.queryParams = new Map();
@@ -340,11 +354,25 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
   });
   app.addHook('onResponse', (request, reply, done) => {
     void logRequest(request, reply);
+    metrics.observe(request, reply);
     done();
   });
   // The operations of this configuration (a disabled one's path is unknown: 404 before any check).
   const operations = operationsFor(config);
   const allowedMethods = allowedMethodsOf(operations);
+  const rateLimitStats: RateLimitStats = { rejected: 0 };
+  const metricsClock = deps.clock ?? systemClock;
+  const metrics = createMetrics(
+    {
+      store: deps.store,
+      ...(deps.dispatcherStats ? { dispatcherStats: deps.dispatcherStats } : {}),
+      ...(deps.webhookStats ? { webhookStats: deps.webhookStats } : {}),
+      rateLimitRejections: () => rateLimitStats.rejected,
+      knownPath: (path) => allowedMethods(path) !== undefined,
+      nowSeconds: () => metricsClock.nowSeconds(),
+    },
+    config.metricsToken,
+  );
   // Requests Node would not hand to Fastify: CONNECT (Node's default drops the connection without
   // a word) gets the CONVENTIONS 405 or 404; an Expect other than 100-continue (Node's default is an
   // empty 417) is ignored, as RFC 9110 allows, and the request is served.
@@ -397,6 +425,22 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
     const carrier = deps.carrierState?.() ?? 'not running';
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', database, redis, carrier });
   });
+  // GET /openapi.json and the Swagger UI at /docs, without a token, built from the operations (src/http/docs.ts).
+  registerApiDocs(app, operations);
+
+  // GET /metrics (Prometheus text), only when MSGSVC_METRICS_TOKEN is set and only with
+  // `Authorization: Bearer <token>` (README, "Metrics"); no /v1 token, no rate limit.
+  if (config.metricsToken !== undefined) {
+    app.get('/metrics', async (request, reply) => {
+      if (!metrics.authorized(request.headers.authorization)) {
+        setWireHeader(reply, 'WWW-Authenticate', 'Bearer realm="metrics"');
+        return sendError(request, reply, 401, 'Your request was made with invalid credentials.');
+      }
+      const text = await metrics.registry.metrics();
+      setWireHeader(reply, 'Content-Type', metrics.registry.contentType);
+      return reply.send(text);
+    });
+  }
 
   const clock = deps.clock ?? systemClock;
   const routeDeps = { store: deps.store, config, time: createTimeFormat(config.timeZone), clock };
@@ -404,7 +448,7 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
   app.register(async (api) => {
     api.addHook('onRequest', negotiateHook);
     api.addHook('onRequest', createAuthenticator(deps.store, config.tokenCacheMs));
-    api.addHook('onRequest', createRateLimit(config.rateLimit, config.rateWindowSeconds, limits.limiter));
+    api.addHook('onRequest', createRateLimit(config.rateLimit, config.rateWindowSeconds, limits.limiter, rateLimitStats));
     api.addHook('preSerialization', fieldsHook);
     registerOperations(api, operations, routeDeps, idempotency);
   });

@@ -34,6 +34,12 @@ export interface Config {
    */
   readonly importBodyLimitBytes: number;
   /**
+   * Largest media/upload body in bytes (MSGSVC_MEDIA_BODY_LIMIT; 413 beyond, API-EXTENSIONS §9).
+   * Default 74,448,896: the 70.00MB file limit (73,400,320 bytes, then 422 `The file "{name}" is
+   * too big.`) plus 1 MiB for the multipart envelope, so a file at the limit still fits.
+   */
+  readonly mediaBodyLimitBytes: number;
+  /**
    * Time a client has to send a whole request, headers and body (MSGSVC_REQUEST_TIMEOUT_MS);
    * a slower one gets 408 and the connection is closed, so slow clients cannot hold connections.
    */
@@ -84,6 +90,17 @@ export interface Config {
   readonly schedulerPollMs: number;
   /** Sandbox carrier: milliseconds from Sent to the delivery receipt (MSGSVC_SANDBOX_RECEIPT_MS, default 1,000). */
   readonly sandboxReceiptMs: number;
+  /**
+   * API-EXTENSIONS §10 SSRF guard: allow webhook URLs whose host is or resolves to a loopback,
+   * private, link-local or unspecified address (MSGSVC_WEBHOOK_ALLOW_PRIVATE=1; default off).
+   */
+  readonly webhookAllowPrivate: boolean;
+  /** API-EXTENSIONS §10: time a receiver has to answer 2xx, ms (MSGSVC_WEBHOOK_TIMEOUT_MS, default 10,000). */
+  readonly webhookTimeoutMs: number;
+  /** Webhook deliveries claimed per round of the delivery loop (MSGSVC_WEBHOOK_BATCH, default 100). */
+  readonly webhookBatchSize: number;
+  /** Webhook deliveries in flight at once per delivery loop (MSGSVC_WEBHOOK_CONCURRENCY, default 32). */
+  readonly webhookConcurrency: number;
   /** Sandbox carrier: milliseconds each submit takes, to imitate a carrier's latency (MSGSVC_SANDBOX_SUBMIT_MS, default 0). */
   readonly sandboxSubmitMs: number;
   /** Sandbox carrier: submits awaiting their answer at once, as a carrier's window (MSGSVC_SANDBOX_WINDOW, default 100). */
@@ -117,6 +134,11 @@ export interface Config {
   readonly startReply: string;
   /** API-EXTENSIONS §7: the free reply to HELP and INFO (MSGSVC_HELP_REPLY; default `Reply STOP to unsubscribe.`). */
   readonly helpReply: string;
+  /**
+   * The bearer token of `GET /metrics` (MSGSVC_METRICS_TOKEN: 16 to 200 visible ASCII characters;
+   * unset: no /metrics, it answers 404). Prometheus sends it as `Authorization: Bearer <token>`.
+   */
+  readonly metricsToken: string | undefined;
 }
 
 /** Thrown when a setting has a value we cannot use; the message names the setting. */
@@ -217,6 +239,16 @@ export const DEFAULT_REPLIES = Object.freeze({
   help: 'Reply STOP to unsubscribe.',
 });
 
+/** MSGSVC_METRICS_TOKEN: trimmed; unset or blank: no /metrics; else 16 to 200 visible ASCII characters. */
+function metricsToken(raw: string | undefined): string | undefined {
+  const token = (raw ?? '').trim();
+  if (token === '') return undefined;
+  if (!/^[\x21-\x7e]{16,200}$/.test(token)) {
+    throw new ConfigError('MSGSVC_METRICS_TOKEN must be 16 to 200 visible ASCII characters (no spaces)');
+  }
+  return token;
+}
+
 /** A §7 reply text setting: trimmed; unset or blank gives `fallback`; over 1,600 characters (ten SMS segments' worth) is refused. */
 function replyText(source: ConfigSource, name: string, fallback: string): string {
   const value = (source[name] ?? '').trim();
@@ -259,6 +291,7 @@ export function loadConfig(source: ConfigSource = process.env): Config {
     demo: toggle(source, 'MSGSVC_DEMO', true),
     bodyLimitBytes: integer(source, 'MSGSVC_BODY_LIMIT', 102_400, 1, 1_073_741_824),
     importBodyLimitBytes: integer(source, 'MSGSVC_IMPORT_BODY_LIMIT', 52_428_800, 1, 4_294_967_296),
+    mediaBodyLimitBytes: integer(source, 'MSGSVC_MEDIA_BODY_LIMIT', 74_448_896, 1, 4_294_967_296),
     requestTimeoutMs: integer(source, 'MSGSVC_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
     keepAliveTimeoutMs: integer(source, 'MSGSVC_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
     tokenCacheMs: integer(source, 'MSGSVC_TOKEN_CACHE_MS', 2000, 0, 60_000),
@@ -276,6 +309,10 @@ export function loadConfig(source: ConfigSource = process.env): Config {
     schedulerPollMs: integer(source, 'MSGSVC_SCHEDULER_POLL_MS', 200, 1, 1000),
     sandboxReceiptMs: integer(source, 'MSGSVC_SANDBOX_RECEIPT_MS', 1000, 0, 86_400_000),
     sandboxSubmitMs: integer(source, 'MSGSVC_SANDBOX_SUBMIT_MS', 0, 0, 60_000),
+    webhookAllowPrivate: toggle(source, 'MSGSVC_WEBHOOK_ALLOW_PRIVATE', false),
+    webhookTimeoutMs: integer(source, 'MSGSVC_WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
+    webhookBatchSize: integer(source, 'MSGSVC_WEBHOOK_BATCH', 100, 1, 10_000),
+    webhookConcurrency: integer(source, 'MSGSVC_WEBHOOK_CONCURRENCY', 32, 1, 1000),
     sandboxWindow: integer(source, 'MSGSVC_SANDBOX_WINDOW', 100, 1, 10_000),
     sandboxJournal: (source.MSGSVC_SANDBOX_JOURNAL ?? '').trim() || undefined,
     smppUrl: smppUrl(source.MSGSVC_SMPP_URL),
@@ -286,5 +323,6 @@ export function loadConfig(source: ConfigSource = process.env): Config {
     stopReply: replyText(source, 'MSGSVC_STOP_REPLY', DEFAULT_REPLIES.stop),
     startReply: replyText(source, 'MSGSVC_START_REPLY', DEFAULT_REPLIES.start),
     helpReply: replyText(source, 'MSGSVC_HELP_REPLY', DEFAULT_REPLIES.help),
+    metricsToken: metricsToken(source.MSGSVC_METRICS_TOKEN),
   });
 }

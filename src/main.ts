@@ -7,7 +7,8 @@ import { recordMappers } from './http/schemas/index.ts';
 import { createTimeFormat } from './domain/time.ts';
 import { migrateToLatest, openStore, type Store } from './store/db.ts';
 import { countAccounts } from './store/repositories/accounts.ts';
-import { createDispatcher, createScheduler, type Dispatcher } from './dispatch/index.ts';
+import type { WebhookDeliverer } from './webhooks/deliverer.ts';
+import { createDispatcher, createScheduler, createWebhookDeliverer, type Dispatcher } from './dispatch/index.ts';
 import { createLogger } from './http/log.ts';
 
 export interface RunningServer {
@@ -41,11 +42,19 @@ export async function startServer(config: Config, options: { print?: (text: stri
   try {
     await migrateToLatest(store);
     let dispatcher: Dispatcher | undefined;
-    const app = buildApp(config, { store, carrierState: () => dispatcher?.carrierState() ?? 'not running' });
+    let deliverer: WebhookDeliverer | undefined;
+    const app = buildApp(config, {
+      store,
+      carrierState: () => dispatcher?.carrierState() ?? 'not running',
+      dispatcherStats: () => dispatcher?.stats(),
+      webhookStats: () => deliverer?.stats(),
+    });
     // API-EXTENSIONS §8: the dispatcher runs inside serve unless MSGSVC_DISPATCHER=0.
     if (config.dispatcher) dispatcher = createDispatcher(config, store, { log: app.log });
     // API-EXTENSIONS §6: scheduled messages are checked and sent wherever the dispatcher runs.
     const scheduler = config.dispatcher ? createScheduler(config, store, { log: app.log }) : undefined;
+    // API-EXTENSIONS §10: webhook deliveries are sent wherever the dispatcher runs.
+    if (config.dispatcher) deliverer = createWebhookDeliverer(config, store, { log: app.log });
     let firstStartDemo: Awaited<ReturnType<typeof createDemoAccount>> | undefined;
     if (config.demo && (await countAccounts(store.db)) === 0) {
       firstStartDemo = await createDemoAccount(store, recordMappers(createTimeFormat(config.timeZone)), config.defaultRegion);
@@ -60,13 +69,14 @@ export async function startServer(config: Config, options: { print?: (text: stri
     }
     await dispatcher?.start();
     scheduler?.start();
+    deliverer?.start();
     let closing: Promise<void> | undefined;
     return {
       app,
       store,
       url,
       // The dispatcher first: its round in progress writes its outcomes before the store closes.
-      close: () => (closing ??= Promise.resolve(scheduler?.stop()).then(() => dispatcher?.stop()).then(() => app.close()).then(() => store.close())),
+      close: () => (closing ??= Promise.resolve(scheduler?.stop()).then(() => deliverer?.stop()).then(() => dispatcher?.stop()).then(() => app.close()).then(() => store.close())),
     };
   } catch (err) {
     await store.close();
@@ -93,11 +103,13 @@ export async function runWorker(config: Config): Promise<void> {
   const log = createLogger(config.logLevel);
   let dispatcher: Dispatcher;
   const scheduler = createScheduler(config, store, { log });
+  const deliverer = createWebhookDeliverer(config, store, { log });
   try {
     await migrateToLatest(store);
     dispatcher = createDispatcher(config, store, { log });
     await dispatcher.start();
     scheduler.start();
+    deliverer.start();
   } catch (err) {
     await store.close();
     throw err;
@@ -107,6 +119,7 @@ export async function runWorker(config: Config): Promise<void> {
     if (err) log.error({ err }, 'worker shutting down after an error');
     else log.info({ signal }, 'worker shutting down');
     await scheduler.stop();
+    await deliverer.stop();
     await dispatcher.stop();
     await store.close();
   });

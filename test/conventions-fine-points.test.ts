@@ -509,6 +509,7 @@ test('§11 header names go on the wire exactly cased, ours and Fastify\'s alike 
     'X-Pagination-Per-Page',
     'Link',
     'Content-Length',
+    'X-Request-Id',
   ];
   assert.deepEqual(namesOf(list).sort(), [...LIST_NAMES, 'Date', 'Connection'].sort());
   const heads = [

@@ -11,7 +11,8 @@ import { MSG, assertError, ids, rawRequest, sharedSetup } from './helpers/conven
 const shared = sharedSetup();
 
 const READS = ['/v1/numbers/index', '/v1/credits/balance', '/v1/sms/single-schedule-messages', '/v1/contacts/find'];
-const VOLATILE = new Set(['date', 'x-rate-limit-remaining', 'x-rate-limit-reset', 'connection', 'keep-alive']);
+// x-request-id: a new one per request (issue 14).
+const VOLATILE = new Set(['date', 'x-rate-limit-remaining', 'x-rate-limit-reset', 'connection', 'keep-alive', 'x-request-id']);
 
 function stable(headers: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(headers).filter(([k]) => !VOLATILE.has(k.toLowerCase())));

@@ -183,7 +183,7 @@ test('sms/send: every rule with its exact message, in §6 field order; nothing c
     { name: 'type 0', body: { ...ok, Type_Id: '0' }, errors: [fieldError('Type_Id', 'Type Id is invalid.')] },
     { name: 'type text', body: { ...ok, Type_Id: 'sms' }, errors: [fieldError('Type_Id', 'Type Id must be an integer.')] },
     { name: 'MMS without template', body: { ...ok, Type_Id: 2 }, errors: [fieldError('MmsTemplateId', 'Mms Template Id cannot be blank.')] },
-    { name: 'MMS with a template the account cannot own yet', body: { ...ok, Type_Id: 2, MmsTemplateId: 1 }, errors: [fieldError('MmsTemplateId', 'Mms Template Id is invalid.')] },
+    { name: 'MMS with a template the account does not own', body: { ...ok, Type_Id: 2, MmsTemplateId: UNUSED_ID }, errors: [fieldError('MmsTemplateId', 'Mms Template Id is invalid.')] },
     { name: 'MMS template not an integer', body: { ...ok, Type_Id: '2', MmsTemplateId: 'abc' }, errors: [fieldError('MmsTemplateId', 'Mms Template Id must be an integer.')] },
     { name: 'MMS needs no Message', body: { MobilePhone: RECIPIENT, Type_Id: 2, MmsTemplateId: 3 }, errors: [fieldError('MmsTemplateId', 'Mms Template Id is invalid.')] },
     {

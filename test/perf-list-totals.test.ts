@@ -1,6 +1,6 @@
 /**
- * Pagination without rescanning (src/store/repositories/messages.ts, migration 002): the stored
- * total of scheduled messages stays exact after inserts and deletes by any writer, and a deep page
+ * Pagination without rescanning (src/store/anchors.ts; migrations 002 and 008): the stored
+ * totals of scheduled messages and of contacts stay exact after inserts and deletes by any writer, and a deep page
  * served from the cached page anchors is exactly the page OFFSET would give, also after the list
  * changed. Also covers `msgsvc generate` on both stores (src/domain/generate.ts).
  * Runs on SQLite, and on PostgreSQL too when it is reachable (MSGSVC_TEST_SERVICES=1).
@@ -14,6 +14,7 @@ import { sql } from 'kysely';
 import { loadConfig } from '../src/config.ts';
 import { generateAccount } from '../src/domain/generate.ts';
 import { migrateToLatest, openStore, type Store } from '../src/store/db.ts';
+import * as contacts from '../src/store/repositories/contacts.ts';
 import * as messages from '../src/store/repositories/messages.ts';
 import { createTestDatabase } from './helpers/stores.ts';
 
@@ -82,6 +83,36 @@ for (const kind of kinds) {
     await sql`delete from scheduled_messages where account_id = ${a.accountId} and id % 7 = 0`.execute(other.db);
     await assertPagesExact(store, a.accountId, await countAll(store, a.accountId), 'after a bulk delete');
     await assertPagesExact(store, b.accountId, 1200, 'other account untouched');
+  });
+
+  test(`[${kind}] contacts: the kept total and deep pages of contacts/index stay exact as the list changes`, { timeout: 120_000 }, async (t) => {
+    const { store, other } = await open(t, kind);
+    const a = await generateAccount(store, { contacts: 2600, messages: 0, name: 'A' });
+    const b = await generateAccount(store, { contacts: 1100, messages: 0, name: 'B' });
+    const countContacts = async (accountId: number) =>
+      Number((await store.db.selectFrom('contacts').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow()).n);
+    const contactIdsAt = async (accountId: number, limit: number, offset: number) =>
+      (await store.db.selectFrom('contacts').select('id').where('account_id', '=', accountId).orderBy('id').limit(limit).offset(offset).execute()).map((r) => Number(r.id));
+    const exact = async (accountId: number, label: string) => {
+      const total = await countContacts(accountId);
+      assert.equal(await contacts.countContacts(store.db, accountId, {}), total, `${label}: total`);
+      for (const [limit, offset] of [[100, 0], [100, 999], [100, 1000], [37, 1234], [100, 1999], [100, 2000], [7, total - 3], [100, total]]) {
+        const page = (await contacts.listContacts(store.db, accountId, {}, limit!, offset!)).map((r) => Number(r.id));
+        assert.deepEqual(page, await contactIdsAt(accountId, limit!, offset!), `${label}: limit ${limit} offset ${offset}`);
+      }
+    };
+    await exact(a.accountId, 'generated');
+    await exact(b.accountId, 'other account');
+    // Deletes through another connection (another process), then inserts by plain SQL.
+    await other.db.deleteFrom('contacts').where('id', 'in', await contactIdsAt(a.accountId, 10, 500)).execute();
+    await exact(a.accountId, 'after deletes by another connection');
+    await sql`delete from contacts where account_id = ${a.accountId} and id % 7 = 0`.execute(other.db);
+    await exact(a.accountId, 'after a bulk delete');
+    for (let i = 0; i < 3; i++) {
+      await other.db.insertInto('contacts').values({ account_id: a.accountId, number: `1555000${i}000`, number_e164: `+1555000${i}000`, opted_out: 0, first_name: '', last_name: '', email: '', zip: '', city: '', birthday: null, created_at: 0, updated_at: 0 }).execute();
+    }
+    await exact(a.accountId, 'after inserts');
+    await exact(b.accountId, 'other account untouched');
   });
 
   test(`[${kind}] generate creates the documented shape`, { timeout: 120_000 }, async (t) => {

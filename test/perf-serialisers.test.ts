@@ -19,10 +19,15 @@ import type { KeywordReservationRow } from '../src/store/repositories/keywords.t
 import type { NumberRow } from '../src/store/repositories/numbers.ts';
 import type { ScheduledMessageRow } from '../src/store/repositories/messages.ts';
 import { createTimeFormat } from '../src/domain/time.ts';
+import type { MediaRow, MmsTemplateRow } from '../src/store/repositories/media.ts';
+import { mediaRecord, mmsTemplateRecord } from '../src/http/schemas/media.ts';
 import { batchRecord, messageRecord } from '../src/http/schemas/messages.ts';
 import type { BatchRow, MessageRow } from '../src/store/repositories/message-log.ts';
 import { OPERATIONS } from '../src/http/routes/index.ts';
 import { registerOperations } from '../src/http/operation.ts';
+import { EVENT_TYPES } from '../src/domain/webhooks.ts';
+import type { DeliveryRow, WebhookRow } from '../src/store/repositories/webhooks.ts';
+import { deliveryRecord, webhookRecord } from '../src/http/routes/webhooks/schemas.ts';
 
 const mappers = recordMappers(createTimeFormat('UTC'));
 
@@ -108,7 +113,50 @@ const batchRow: fc.Arbitrary<BatchRow> = fc.record({
 const toMessage = messageRecord(createTimeFormat('UTC'));
 const toBatch = batchRecord(createTimeFormat('UTC'));
 
+// API-EXTENSIONS §10: webhooks and deliveries.
+const webhookRow: fc.Arbitrary<WebhookRow> = fc.record({
+  id,
+  account_id: id,
+  url: text,
+  events: fc.subarray([...EVENT_TYPES]).map((e) => JSON.stringify(e)),
+  active: fc.constantFrom(0, 1),
+  secret: text,
+  created_at: epoch,
+  updated_at: epoch,
+});
+const deliveryRow: fc.Arbitrary<DeliveryRow> = fc.record({
+  id,
+  account_id: id,
+  webhook_id: id,
+  event: fc.constantFrom(...EVENT_TYPES),
+  msg_id: text,
+  payload: fc.constant('{}'),
+  status: fc.constantFrom('Pending', 'Delivered', 'Failed'),
+  attempts: fc.integer({ min: 0, max: 7 }),
+  last_status_code: fc.option(fc.integer({ min: 100, max: 599 }), { nil: null }),
+  last_error: text,
+  created_at: epoch,
+  updated_at: epoch,
+});
+const toWebhook = webhookRecord(createTimeFormat('UTC'));
+const toDelivery = deliveryRecord(createTimeFormat('UTC'));
+
 /** What each route sends in JSON, built from random rows exactly as its handler builds it. */
+// API-EXTENSIONS §9 media and MMS templates.
+const mediaRow: fc.Arbitrary<MediaRow> = fc.record({
+  id,
+  file_name: text,
+  mime_type: fc.constantFrom('image/jpeg', 'image/gif', 'image/bmp', 'image/png', 'image/tiff'),
+  size: fc.integer({ min: 1, max: 73_400_320 }),
+  width: fc.nat({ max: 2 ** 31 - 1 }),
+  height: fc.nat({ max: 2 ** 31 - 1 }),
+  chunk_bytes: fc.constant(262_144),
+  created_at: epoch,
+});
+const templateRow: fc.Arbitrary<MmsTemplateRow> = fc.record({ id, name: text, subject: text, message: text, created_at: epoch, updated_at: epoch, media_ids: fc.array(id, { minLength: 1, maxLength: 10 }) });
+const toMedia = mediaRecord(createTimeFormat('UTC'));
+const toTemplate = mmsTemplateRecord(createTimeFormat('UTC'));
+
 const BODIES: Record<string, fc.Arbitrary<unknown>> = {
   '/v1/numbers/index': fc.array(numberRow, { maxLength: 5 }).map((rows) => rows.map(mappers.number)),
   '/v1/credits/balance': fc.integer({ min: -(2 ** 31), max: 2 ** 40 }).map((n) => ({ AvailableCredits: n })),
@@ -154,10 +202,25 @@ const BODIES: Record<string, fc.Arbitrary<unknown>> = {
   '/v1/sms/update-scheduled': messageRow.map(mappers.scheduledMessage),
   // API-EXTENSIONS §8: the inbound records stored for the caller, one or none.
   '/v1/sandbox/inbound': fc.array(logRow, { maxLength: 1 }).map((rows) => rows.map(toMessage)),
+  // API-EXTENSIONS §9: media records (download is bytes, delete 204) and MMS templates.
+  '/v1/media/index': fc.array(mediaRow, { maxLength: 5 }).map((rows) => rows.map(toMedia)),
+  '/v1/media/view': mediaRow.map(toMedia),
+  '/v1/media/upload': mediaRow.map(toMedia),
+  '/v1/mms-templates/index': fc.array(templateRow, { maxLength: 5 }).map((rows) => rows.map(toTemplate)),
+  '/v1/mms-templates/view': templateRow.map(toTemplate),
+  '/v1/mms-templates/create': templateRow.map(toTemplate),
+  '/v1/mms-templates/update': templateRow.map(toTemplate),
+  // API-EXTENSIONS §10: webhooks (create alone adds Secret) and their deliveries.
+  '/v1/webhooks/index': fc.array(webhookRow, { maxLength: 5 }).map((rows) => rows.map(toWebhook)),
+  '/v1/webhooks/view': webhookRow.map(toWebhook),
+  '/v1/webhooks/create': webhookRow.map((r) => ({ ...toWebhook(r), Secret: r.secret })),
+  '/v1/webhooks/update': webhookRow.map(toWebhook),
+  '/v1/webhooks/deliveries': fc.array(deliveryRow, { maxLength: 5 }).map((rows) => rows.map(toDelivery)),
+  '/v1/webhooks/redeliver': deliveryRow.map(toDelivery),
 };
 
 /** Operations that answer 201 Created (API-EXTENSIONS §1 `create`, and the spec's keyword/reserve). */
-const CREATED = new Set(['/v1/keyword/reserve', '/v1/sms/send', '/v1/sms/send-group', '/v1/sms/schedule', '/v1/sandbox/inbound', ...Object.keys(BODIES).filter((p) => p.endsWith('/create'))]);
+const CREATED = new Set(['/v1/keyword/reserve', '/v1/media/upload', '/v1/sms/send', '/v1/sms/send-group', '/v1/sms/schedule', '/v1/sandbox/inbound', ...Object.keys(BODIES).filter((p) => p.endsWith('/create'))]);
 
 /** The response schema each operation registers, captured from its real registration. */
 function registeredSchemas(): Map<string, { status: number; schema: TSchema }> {

@@ -5,7 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { messageCost, smsSegments } from '../src/domain/segments.ts';
+import fc from 'fast-check';
+import { SegmentedMessage } from 'sms-segments-calculator';
+import { GSM7_BASIC, messageCost, smsSegments } from '../src/domain/segments.ts';
 import { createManualClock, systemClock } from '../src/domain/time.ts';
 import { loadConfig } from '../src/config.ts';
 
@@ -77,4 +79,30 @@ test('clock: the manual clock moves only when told to; the system clock is Date.
   const now = systemClock.nowMs();
   assert.ok(now >= before && now <= Date.now());
   assert.equal(systemClock.nowSeconds(), Math.floor(Date.now() / 1000));
+});
+
+test('the GSM-7 basic-table shortcut gives exactly the library\'s encoding and count (any length, every basic character, near the boundaries)', () => {
+  // Every character the shortcut accepts, one by one: the library must call it GSM-7, one septet.
+  const basic = '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
+  for (const ch of basic) {
+    assert.ok(GSM7_BASIC.test(ch), JSON.stringify(ch));
+    const m = new SegmentedMessage(ch, 'auto', false);
+    assert.equal(m.encodingName, 'GSM-7', JSON.stringify(ch));
+    assert.equal(m.numberOfCharacters, 1, JSON.stringify(ch));
+  }
+  // Extension characters and ESC are not taken by the shortcut.
+  for (const ch of '^{}\\[~]|€\f\u001b`') assert.ok(!GSM7_BASIC.test(ch), JSON.stringify(ch));
+  const library = (text: string) => {
+    const m = new SegmentedMessage(text, 'auto', false);
+    return { encoding: m.encodingName, segments: Math.max(1, m.segmentsCount) };
+  };
+  fc.assert(
+    fc.property(
+      fc.oneof(fc.integer({ min: 0, max: 1000 }), fc.constantFrom(0, 1, 153, 154, 159, 160, 161, 306, 307, 459, 460)).chain((n) =>
+        fc.array(fc.constantFrom(...basic), { minLength: n, maxLength: n }).map((cs) => cs.join('')),
+      ),
+      (text) => assert.deepEqual(smsSegments(text), library(text)),
+    ),
+    { numRuns: 300 },
+  );
 });

@@ -4,12 +4,15 @@ import * as accounts from '../store/repositories/accounts.ts';
 import * as contacts from '../store/repositories/contacts.ts';
 import * as fields from '../store/repositories/custom-fields.ts';
 import * as groups from '../store/repositories/groups.ts';
+import * as media from '../store/repositories/media.ts';
 import * as messages from '../store/repositories/messages.ts';
 import * as numbers from '../store/repositories/numbers.ts';
 import { issueToken } from '../domain/accounts.ts';
 import { normalisePhone } from '../domain/phone.ts';
 import { nowSeconds } from '../domain/time.ts';
 import { caseKey } from '../domain/text.ts';
+import { MEDIA_CHUNK_BYTES } from '../domain/media.ts';
+import { pngImage } from './sample-images.ts';
 import type { ContactRecord } from '../http/schemas/contacts.ts';
 import type { CustomFieldRecord, CustomFieldValueRecord } from '../http/schemas/custom-fields.ts';
 import type { GroupRecord } from '../http/schemas/groups.ts';
@@ -105,6 +108,21 @@ export async function createDemoAccount(store: Store, mappers: RecordMappers, re
       if (i % 3 === 0) await fields.insertEntry(tx, accountId, color, contactId, colors[i % colors.length]!, now - 2 * day);
       if (i % 4 === 0) await fields.insertEntry(tx, accountId, tier, contactId, tiers[i % tiers.length]!, now - day);
     }
+    // MMS media and templates (API-EXTENSIONS §9): two real PNGs, two templates; the MMS
+    // scheduled messages below name these templates.
+    const templateIds: number[] = [];
+    for (const [i, [name, subject, colour]] of ([
+      ['Spring collection', 'New collection', [46, 139, 87]],
+      ['Store opening', 'Grand opening', [70, 130, 180]],
+    ] as const).entries()) {
+      const png = pngImage(64, 48, (x, y) => [(colour[0] + x) & 255, (colour[1] + y) & 255, colour[2]]);
+      const mediaId = await media.insertMedia(tx, accountId, { fileName: `demo-${i + 1}.png`, mimeType: 'image/png', chunkBytes: MEDIA_CHUNK_BYTES }, now - 3 * day);
+      await media.insertChunk(tx, accountId, mediaId, 0, png);
+      await media.finishMedia(tx, accountId, mediaId, png.length, 64, 48);
+      const templateId = await media.insertTemplate(tx, accountId, { name, subject, message: 'See the new collection in the picture!' }, now - 3 * day);
+      await media.setTemplateMedia(tx, accountId, templateId, [mediaId]);
+      templateIds.push(templateId);
+    }
     let m = 0;
     for (const typeId of [1, 2]) {
       for (const statusId of [1, 2, 3]) {
@@ -119,7 +137,7 @@ export async function createDemoAccount(store: Store, mappers: RecordMappers, re
               scheduledAt: now + (m + 1) * 3600 * 6,
               statusId,
               typeId,
-              mmsTemplateId: typeId === 2 ? 100 + m : null,
+              mmsTemplateId: typeId === 2 ? templateIds[m % templateIds.length]! : null,
               subject: typeId === 2 ? 'New collection' : '',
             },
             now,

@@ -6,6 +6,8 @@ import { refundCredits } from '../store/repositories/credits.ts';
 import { LOG_STATUS, MESSAGE_TYPE_MMS } from '../domain/statuses.ts';
 import type { Clock } from '../domain/time.ts';
 import type { Carrier, CarrierSink, InboundText, Receipt, SubmitResult } from './carrier.ts';
+import { emitMessageEvents } from '../domain/webhooks.ts';
+import type { SmppStatus } from './smpp.ts';
 
 /**
  * The dispatcher (API-EXTENSIONS §8): takes queued messages to the carrier and the carrier's
@@ -68,6 +70,47 @@ export interface DispatchRound {
   lost: number;
 }
 
+/** Counters a dispatcher keeps since it started (Dispatcher.stats(), shown by GET /metrics: src/http/metrics.ts). */
+export interface DispatcherStats {
+  /** Rounds run, and rounds that failed (database unavailable…). */
+  rounds: number;
+  roundErrors: number;
+  /** Messages claimed, and their outcomes (API-EXTENSIONS §8). */
+  claimed: number;
+  sent: number;
+  failed: number;
+  rejected: number;
+  retried: number;
+  lost: number;
+  /** Announced receipts applied. */
+  receipts: number;
+  /** Carrier submits by result: `accepted`, `failed` (permanent), `retry` (temporary), `error` (the submit threw). */
+  submits: Readonly<Record<'accepted' | 'failed' | 'retry' | 'error', number>>;
+  /** The carrier: `ready` false while it cannot take submits; `smpp` only on the SMPP carrier. */
+  carrier: {
+    ready: boolean;
+    smpp?: {
+      bound: boolean;
+      /** `smpp://host:port` (no credentials). */
+      url: string;
+      state: string;
+      inFlight: number;
+      heldReceipts: number;
+      counters: {
+        submits: number;
+        messages: number;
+        responses: Readonly<Record<string, number>>;
+        timeouts: number;
+        receipts: number;
+        receiptsUnmatched: number;
+        inbound: number;
+        binds: number;
+        reconnects: number;
+      };
+    };
+  };
+}
+
 /** ErrorCode of a message that used up its attempts. */
 export const RETRIES_EXHAUSTED = 'RETRIES_EXHAUSTED';
 /** ErrorCode of an MMS for a carrier without MMS (API-EXTENSIONS §8). */
@@ -85,6 +128,24 @@ export class Dispatcher {
   private stopping = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
+  /** Counts since construction, for metrics (stats()). */
+  private readonly totals = { rounds: 0, roundErrors: 0, claimed: 0, sent: 0, failed: 0, rejected: 0, retried: 0, lost: 0, receipts: 0 };
+  private readonly submits = { accepted: 0, failed: 0, retry: 0, error: 0 };
+
+  /**
+   * Read-only counters for GET /metrics (src/http/metrics.ts): rounds, claims and outcomes, carrier
+   * submits by result, and the carrier's state (with the SMPP carrier's own counters when it is
+   * the carrier). Cheap and synchronous: a few object copies.
+   */
+  stats(): DispatcherStats {
+    const carrier = this.options.carrier as Carrier & { status?: () => SmppStatus };
+    const smpp = typeof carrier.status === 'function' ? carrier.status() : undefined;
+    return {
+      ...this.totals,
+      submits: { ...this.submits },
+      carrier: { ready: carrier.ready?.() !== false, ...(smpp ? { smpp } : {}) },
+    };
+  }
 
   /**
    * The carrier as /readyz shows it: `ok` when it can take submits, `unavailable` while it cannot
@@ -102,7 +163,12 @@ export class Dispatcher {
   readonly sink: CarrierSink = {
     receipt: async (receipt: Receipt) => {
       const statusId = receipt.status === 'delivered' ? LOG_STATUS.DELIVERED : LOG_STATUS.UNDELIVERED;
-      await dispatch.applyReceipt(this.options.store.db, receipt.carrierMessageId, statusId, receipt.errorCode, this.options.clock.nowSeconds());
+      // API-EXTENSIONS §10: message.delivered / message.undelivered in the receipt's transaction.
+      const nowSeconds = this.options.clock.nowSeconds();
+      await inTransaction(this.options.store, async (tx) => {
+        const changed = await dispatch.applyReceiptReturning(tx, receipt.carrierMessageId, statusId, receipt.errorCode, nowSeconds);
+        await emitMessageEvents(tx, changed, nowSeconds);
+      }, { immediate: true });
     },
     inbound: async (text: InboundText) => {
       if (this.options.inbound) return this.options.inbound(text);
@@ -138,6 +204,7 @@ export class Dispatcher {
         const round = await this.runOnce();
         busy = round.claimed > 0 || round.receipts > 0;
       } catch (err) {
+        this.totals.roundErrors++;
         this.log.error({ err }, 'dispatcher round failed');
       }
       if (busy) {
@@ -166,13 +233,22 @@ export class Dispatcher {
   async runOnce(): Promise<DispatchRound> {
     const { store, clock, carrier, batchSize, leaseMs, maxAttempts } = this.options;
     const round: DispatchRound = { receipts: 0, claimed: 0, sent: 0, failed: 0, rejected: 0, retried: 0, lost: 0 };
-    round.receipts = await dispatch.applyDueReceipts(store.db, clock.nowMs(), batchSize, clock.nowSeconds());
+    this.totals.rounds++;
+    // API-EXTENSIONS §10: the receipts' message events are written in the receipts' transaction.
+    // (A read first: an idle round takes no write lock.)
+    round.receipts = !(await dispatch.hasDueReceipts(store.db, clock.nowMs())) ? 0 : await inTransaction(store, async (tx) => {
+      const applied = await dispatch.applyDueReceiptRows(tx, clock.nowMs(), batchSize, clock.nowSeconds());
+      await emitMessageEvents(tx, applied, clock.nowSeconds());
+      return applied.length;
+    }, { immediate: true });
+    this.totals.receipts += round.receipts;
 
     // A carrier that cannot take submits now (link down): claim nothing, spend no attempt.
     if (carrier.ready?.() === false) return round;
     const token = randomUUID();
     const claimed = await dispatch.claimDue(store.db, clock.nowMs(), batchSize, clock.nowMs() + leaseMs, token);
     round.claimed = claimed.length;
+    this.totals.claimed += claimed.length;
     if (claimed.length === 0) return round;
 
     const outcomes = new Map<number, Outcome>();
@@ -215,9 +291,11 @@ export class Dispatcher {
         let result: SubmitResult;
         try {
           result = await carrier.submit({ id: m.id, accountId: m.account_id, from: m.number, to: m.mobile_phone, text: m.message, typeId: m.type_id, segments: m.segments, attempt: m.attempts });
+          this.submits[result.kind === 'accepted' ? 'accepted' : result.kind === 'failed' ? 'failed' : 'retry']++;
         } catch (err) {
           this.log.warn({ err, messageId: m.id }, 'carrier submit failed; will retry');
           result = { kind: 'retry', errorCode: 'SUBMIT_ERROR' };
+          this.submits.error++;
         }
         outcomes.set(m.id, this.outcomeOf(m, result, clock.nowMs()));
       }
@@ -255,6 +333,8 @@ export class Dispatcher {
         if (o.kind === 'sent') sent.push({ id: m.id, carrierId: o.carrierMessageId, receipt: o.receipt });
       }
       const written = await dispatch.markSentMany(tx, token, nowSeconds, sent);
+      // API-EXTENSIONS §10: the message events of this round's outcomes, in its transaction.
+      const changed = claimed.filter((m) => written.has(m.id));
       counts.sent = written.size;
       counts.lost += sent.length - written.size;
       for (const m of claimed) {
@@ -270,13 +350,16 @@ export class Dispatcher {
             if (o.statusId === LOG_STATUS.FAILED) counts.failed++;
             else counts.rejected++;
             refunds.set(ended.account_id, (refunds.get(ended.account_id) ?? 0) + ended.credits);
+            changed.push(m);
           }
         }
       }
+      await emitMessageEvents(tx, changed, nowSeconds);
       // In account order, so that two dispatchers refunding the same accounts never deadlock.
       for (const [accountId, credits] of [...refunds].sort((x, y) => x[0] - y[0])) await refundCredits(tx, accountId, credits, nowSeconds);
     }, { immediate: true });
     Object.assign(round, counts);
+    for (const k of ['sent', 'failed', 'rejected', 'retried', 'lost'] as const) this.totals[k] += counts[k];
     if (counts.lost > 0) this.log.warn({ lost: counts.lost }, 'lease lost before the outcome was written (another dispatcher took the messages)');
   }
 }

@@ -8,6 +8,7 @@ import { createSmppCarrier } from './smpp.ts';
 import { receiptLanded } from '../store/repositories/smpp.ts';
 import { Scheduler, type SchedulerOptions } from './scheduler.ts';
 import { createInboundHandler, inboundDeps } from '../domain/inbound.ts';
+import { WebhookDeliverer } from '../webhooks/deliverer.ts';
 
 /**
  * Where the dispatcher lives (API-EXTENSIONS §8): src/dispatch/, beside http/ and domain/, because
@@ -85,6 +86,28 @@ export function createScheduler(config: Config, store: Store, overrides: { clock
     batchSize: config.dispatchBatchSize,
     leaseMs: config.dispatchLeaseMs,
     pollMs: config.schedulerPollMs,
+    ...(overrides.log ? { log: overrides.log } : {}),
+  });
+}
+
+/**
+ * Builds the webhook delivery loop (API-EXTENSIONS §10; src/webhooks/deliverer.ts) from the
+ * settings, not started. It runs wherever the dispatcher runs. `overrides` replace the clock or log.
+ */
+export function createWebhookDeliverer(
+  config: Config,
+  store: Store,
+  overrides: { clock?: Clock; log?: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void } } = {},
+): WebhookDeliverer {
+  return new WebhookDeliverer({
+    store,
+    clock: overrides.clock ?? systemClock,
+    allowPrivate: config.webhookAllowPrivate,
+    timeoutMs: config.webhookTimeoutMs,
+    batchSize: config.webhookBatchSize,
+    concurrency: config.webhookConcurrency,
+    pollMs: config.dispatchPollMs,
+    timeZone: config.timeZone,
     ...(overrides.log ? { log: overrides.log } : {}),
   });
 }

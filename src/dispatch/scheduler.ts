@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inTransaction, type Store } from '../store/db.ts';
+import { emitEvent } from '../domain/webhooks.ts';
 import { debitCredits, refundCredits } from '../store/repositories/credits.ts';
 import { insertMessage } from '../store/repositories/message-log.ts';
 import * as scheduled from '../store/repositories/scheduled.ts';
@@ -194,8 +195,11 @@ export class Scheduler {
               continue;
             }
           }
-          if (await scheduled.markChecked(tx, m.id, token, 2, 0, null, reason ?? 'NO_CREDITS')) counts.actionRequired++;
-          else counts.lost++;
+          if (await scheduled.markChecked(tx, m.id, token, 2, 0, null, reason ?? 'NO_CREDITS')) {
+            counts.actionRequired++;
+            // API-EXTENSIONS §10: scheduled.action_required, in the transaction that sets it.
+            await emitEvent(tx, accountId, 'scheduled.action_required', () => scheduled.findScheduled(tx, accountId, m.id), nowSeconds);
+          } else counts.lost++;
         }
       }
     }, { immediate: true });

@@ -12,6 +12,7 @@ import type { NormalisedPhone } from './phone.ts';
 import { nowSeconds } from './time.ts';
 import { caseKey } from './text.ts';
 import { characterLength, formatCount, messages, validate } from './validation.ts';
+import { emitEvent } from './webhooks.ts';
 
 /**
  * contacts/import (API-EXTENSIONS §2), shared by the HTTP operation and `msgsvc contacts import`.
@@ -280,6 +281,10 @@ async function writeRow(tx: Db, accountId: number, row: ParsedRow, known: Map<st
   }
   if (v.GroupIds) await contacts.setContactGroups(tx, accountId, id, v.GroupIds, existing !== undefined);
   for (const e of row.entries) await contacts.setContactEntry(tx, accountId, e.fieldId, id, e.value, now);
+  // API-EXTENSIONS §10: OptedOut set through the API (an import row) is contact.opted_out.
+  if (next.optedOut === 1 && (existing?.opted_out ?? 0) !== 1) {
+    await emitEvent(tx, accountId, 'contact.opted_out', () => contacts.findContact(tx, accountId, id), now);
+  }
   known.set(phone.e164, {
     id,
     number: next.number,

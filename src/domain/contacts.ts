@@ -9,6 +9,7 @@ import { findOr404, loadOr404 } from './find.ts';
 import { normalisePhone } from './phone.ts';
 import { nowSeconds } from './time.ts';
 import { canonicalInteger, defineRules, isBlank, isEmpty, messages, toId, validate, type Input } from './validation.ts';
+import { emitEvent } from './webhooks.ts';
 
 /**
  * Finds the account's contact by phone number, in any common writing of it (`+15551234567`,
@@ -174,7 +175,10 @@ export async function createContact(store: Store, accountId: number, input: Inpu
       takenOnRace(err, change);
     }
     if (change.groupIds && change.groupIds.length > 0) await contacts.setContactGroups(tx, accountId, id, change.groupIds, false);
-    return (await contacts.findContact(tx, accountId, id))!;
+    const created = (await contacts.findContact(tx, accountId, id))!;
+    // API-EXTENSIONS §10: OptedOut set through the API.
+    if (created.opted_out === 1) await emitEvent(tx, accountId, 'contact.opted_out', created, now);
+    return created;
   });
 }
 
@@ -206,7 +210,12 @@ export async function updateContact(store: Store, accountId: number, id: string,
       takenOnRace(err, change);
     }
     if (change.groupIds) await contacts.setContactGroups(tx, accountId, row.id, change.groupIds);
-    return (await contacts.findContact(tx, accountId, row.id))!;
+    const updated = (await contacts.findContact(tx, accountId, row.id))!;
+    // API-EXTENSIONS §10: OptedOut set through the API (0 → 1; 1 → 0 is refused above).
+    if (updated.opted_out !== row.opted_out) {
+      await emitEvent(tx, accountId, updated.opted_out === 1 ? 'contact.opted_out' : 'contact.opted_in', updated, updated.updated_at);
+    }
+    return updated;
   });
 }
 

@@ -15,6 +15,8 @@ import { DIRECTION_INBOUND, DIRECTION_OUTBOUND, LOG_STATUS, NUMBER_STATUS_ACTIVE
 import { caseKey } from './text.ts';
 import type { Clock } from './time.ts';
 import { canonicalInteger, defineRules, isBlank, messages, validate, type Input } from './validation.ts';
+import { emitEvent } from './webhooks.ts';
+import { findContactByE164 } from '../store/repositories/contacts.ts';
 
 /**
  * Inbound texts, opt-out and keywords at work (API-EXTENSIONS §7), and the sandbox's
@@ -210,6 +212,8 @@ export async function receiveInbound(deps: InboundDeps, text: InboundTextIn): Pr
           now,
         );
         outcome.received.push({ accountId, message });
+        // API-EXTENSIONS §10: message.received, in the transaction that stores it.
+        await emitEvent(tx, accountId, 'message.received', message, now);
       }
       if (sender === null) return outcome;
 
@@ -240,12 +244,19 @@ export async function receiveInbound(deps: InboundDeps, text: InboundTextIn): Pr
         case 'stop':
           for (const accountId of accountIds) {
             const contact = await inbound.ensureContact(tx, accountId, sender, 1, now);
-            if (!contact.created) await inbound.setContactOptedOut(tx, accountId, sender.e164, 1, now);
+            const changed = contact.created || (await inbound.setContactOptedOut(tx, accountId, sender.e164, 1, now));
+            // API-EXTENSIONS §10: contact.opted_out when STOP changes the contact.
+            if (changed) await emitEvent(tx, accountId, 'contact.opted_out', () => findContactByE164(tx, accountId, sender.e164), now);
           }
           await free(accountIds[0]!, replies.stop);
           break;
         case 'start':
-          for (const accountId of accountIds) await inbound.setContactOptedOut(tx, accountId, sender.e164, 0, now);
+          for (const accountId of accountIds) {
+            // API-EXTENSIONS §10: contact.opted_in when START changes the contact.
+            if (await inbound.setContactOptedOut(tx, accountId, sender.e164, 0, now)) {
+              await emitEvent(tx, accountId, 'contact.opted_in', () => findContactByE164(tx, accountId, sender.e164), now);
+            }
+          }
           await free(accountIds[0]!, replies.start);
           break;
         case 'help':
@@ -313,6 +324,8 @@ async function autoreply(
   );
   if (reason === undefined) return message;
   await inbound.setMessageErrorCode(tx, accountId, message.id, reason);
+  // API-EXTENSIONS §10: message.rejected, in the transaction that logs it Rejected.
+  await emitEvent(tx, accountId, 'message.rejected', { ...message, error_code: reason }, a.now);
   return { ...message, error_code: reason };
 }
 

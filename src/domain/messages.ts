@@ -10,6 +10,7 @@ import * as accounts from '../store/repositories/accounts.ts';
 import { ValidationFailedError, type FieldError } from './errors.ts';
 import { loadOr404 } from './find.ts';
 import { messageCost, type Prices } from './segments.ts';
+import { ownsTemplate } from './mms-templates.ts';
 import { DIRECTION_INBOUND, DIRECTION_OUTBOUND, LOG_STATUS, MESSAGE_TYPE_MMS, NUMBER_STATUS_ACTIVE } from './statuses.ts';
 import type { Clock } from './time.ts';
 import { canonicalInteger, defineRules, fieldLabel, formatCount, isBlank, isEmpty, messages, toId, validate, type Input } from './validation.ts';
@@ -22,10 +23,10 @@ import { canonicalInteger, defineRules, fieldLabel, formatCount, isBlank, isEmpt
  * Choices the extension leaves open, written down here:
  * - Both `MobilePhone` and `PhoneNumberId` given: `MobilePhone` is the recipient and
  *   `PhoneNumberId` is ignored.
- * - `Type_Id` 2 needs an `MmsTemplateId` of the account (§9). Templates come with a later issue,
- *   so no account owns one yet: `Type_Id` 2 with an `MmsTemplateId` gives `Mms Template Id is
- *   invalid.` (and without one, `Mms Template Id cannot be blank.`). For an SMS, `MmsTemplateId`
- *   is ignored.
+ * - `Type_Id` 2 needs an `MmsTemplateId` of the account (API-EXTENSIONS §9): without one, `Mms
+ *   Template Id cannot be blank.`; one the account does not own (another account's included), `Mms
+ *   Template Id is invalid.` An MMS costs the MMS price (MSGSVC_MMS_CREDITS). For an SMS,
+ *   `MmsTemplateId` is ignored. The Message record does not carry the template (§9).
  * - `Number` is read as keyword/reserve reads it (an integer: the digits of a short code or of a
  *   long number, a leading `+` allowed), then must be an Active number of the account.
  * - `send-group` to a group whose members have all opted out (or that has none) queues nothing and
@@ -67,6 +68,8 @@ interface Draft {
   typeId: number;
   message: string;
   values: ReturnType<typeof validate<typeof COMMON_RULES>>['values'];
+  /** The MMS template named (an integer, its ownership not yet checked: `templateErrors`). */
+  templateId?: number;
 }
 
 /**
@@ -87,16 +90,23 @@ function readDraft(input: Input, region: CountryCode, recipient: 'one' | 'group'
   if (recipient === 'one' && isBlank(input.MobilePhone) && isBlank(input.PhoneNumberId)) required.push(blank('MobilePhone'));
   if (recipient === 'group' && isBlank(input.GroupId)) required.push(blank('GroupId'));
   const errors = [...required, ...checked.errors];
+  let templateId: number | undefined;
   if (typeId === MESSAGE_TYPE_MMS) {
     if (isBlank(input.MmsTemplateId)) errors.push(blank('MmsTemplateId'));
     else {
       const template = validate({ MmsTemplateId: input.MmsTemplateId }, TEMPLATE_RULES);
-      // No account owns a template before §9 lands: any id is a reference the caller does not own.
-      errors.push(...(template.errors.length > 0 ? template.errors : [{ field: 'MmsTemplateId', message: messages.invalid('MmsTemplateId') }]));
+      errors.push(...template.errors);
+      templateId = template.values.MmsTemplateId;
     }
   }
   // inFieldOrder keeps the first error of each field: a required one before its type rule's.
-  return { errors: inFieldOrder(errors), typeId, message: typeof input.Message === 'string' ? input.Message : '', values: checked.values };
+  return { errors: inFieldOrder(errors), typeId, message: typeof input.Message === 'string' ? input.Message : '', values: checked.values, ...(templateId !== undefined ? { templateId } : {}) };
+}
+
+/** `Mms Template Id is invalid.` when the MMS names a template the account does not own (API-EXTENSIONS §1, §9). */
+async function templateErrors(store: Store, accountId: number, draft: Draft): Promise<FieldError[]> {
+  if (draft.templateId === undefined || (await ownsTemplate(store.db, accountId, draft.templateId))) return [];
+  return [{ field: 'MmsTemplateId', message: messages.invalid('MmsTemplateId') }];
 }
 
 /**
@@ -156,6 +166,7 @@ export async function sendMessage(deps: MessagingDeps, accountId: number, input:
     number = await resolveNumber(store, accountId, v.Number);
     if (number === undefined) errors.push({ field: 'Number', message: messages.invalid('Number') });
   }
+  errors.push(...(await templateErrors(store, accountId, draft)));
   if (errors.length > 0) throw new ValidationFailedError(inFieldOrder(errors));
 
   const cost = messageCost(draft.typeId, draft.message, deps.prices);
@@ -215,6 +226,7 @@ export async function sendGroupMessage(deps: MessagingDeps, accountId: number, i
     number = await resolveNumber(store, accountId, draft.values.Number);
     if (number === undefined) errors.push({ field: 'Number', message: messages.invalid('Number') });
   }
+  errors.push(...(await templateErrors(store, accountId, draft)));
   if (errors.length > 0) throw new ValidationFailedError(inFieldOrder(errors));
 
   const cost = messageCost(draft.typeId, draft.message, deps.prices);

@@ -2,11 +2,13 @@ import { inTransaction, type Store } from '../store/db.ts';
 import { refundCredits } from '../store/repositories/credits.ts';
 import * as scheduled from '../store/repositories/scheduled.ts';
 import type { ScheduledFields, ScheduledStateRow } from '../store/repositories/scheduled.ts';
+import type { Db } from '../store/types.ts';
 import { NotFoundError, ValidationFailedError, type FieldError } from './errors.ts';
 import { loadOr404 } from './find.ts';
 import { resolveNumber, type MessagingDeps } from './messages.ts';
 import { parseScheduleDateTime } from './schedule-time.ts';
 import { MESSAGE_TYPE_MMS } from './statuses.ts';
+import { ownsTemplate } from './mms-templates.ts';
 import { defineRules, fieldLabel, isBlank, isEmpty, messages, validate, type Input } from './validation.ts';
 
 /**
@@ -25,10 +27,11 @@ import { defineRules, fieldLabel, isBlank, isEmpty, messages, validate, type Inp
  *   not a string (a number, an array) has no format: `The format of Date Time is invalid.` "In the
  *   future" is strictly after the clock's now; "at most 366 days ahead" is ≤ now + 366 × 24 h,
  *   both to the millisecond; the stored time is the whole second (rounded down).
- * - `Type_Id`, `MmsTemplateId` as send does (src/domain/messages.ts): `Type_Id` 2 needs a template;
- *   templates come with §9, so until then no account owns one: an MMS gives `Mms Template Id
- *   cannot be blank.` or `Mms Template Id is invalid.` For an SMS `MmsTemplateId` is ignored and
- *   stored as none (the record shows `""`).
+ * - `Type_Id`, `MmsTemplateId` as send does (src/domain/messages.ts): `Type_Id` 2 needs a template
+ *   of the account (API-EXTENSIONS §9): none gives `Mms Template Id cannot be blank.`, one the
+ *   account does not own `Mms Template Id is invalid.`; it is stored and shown in the record, and
+ *   the message costs the MMS price. For an SMS `MmsTemplateId` is ignored and stored as none (the
+ *   record shows `""`).
  * - `Number` is read as send reads it; blank means the default (the first Active number). It is
  *   resolved when scheduled (or updated) and stored; the check and the send use the stored one.
  * - An opted-out recipient is not a 422: the message is accepted (Pending) and the check makes it
@@ -110,6 +113,8 @@ interface Change {
   mmsTemplateSent?: boolean;
   /** Its own rule's error (`Mms Template Id must be an integer.`), kept aside likewise. */
   templateError?: FieldError;
+  /** The template id sent, when an integer (its ownership is checked by `templateErrors`). */
+  mmsTemplateId?: number;
   subject?: string;
   /** The Number as sent: a value (to check), or 'default' (blank: the first Active number). */
   number?: number | 'default';
@@ -146,6 +151,7 @@ function readChange(input: Input, deps: ScheduleDeps, mode: 'create' | 'update')
   // MmsTemplateId's own rules count only for an MMS (send ignores it for an SMS): kept aside.
   const templateError = checked.errors.find((e) => e.field === 'MmsTemplateId');
   if (templateError) change.templateError = templateError;
+  else if (v.MmsTemplateId !== undefined) change.mmsTemplateId = v.MmsTemplateId;
   errors.push(...checked.errors.filter((e) => e.field !== 'MmsTemplateId'));
   return { errors, change };
 }
@@ -153,13 +159,18 @@ function readChange(input: Input, deps: ScheduleDeps, mode: 'create' | 'update')
 /**
  * The `MmsTemplateId` rule for the resulting type (as send, src/domain/messages.ts): an MMS needs
  * one (`Mms Template Id cannot be blank.`), an integer (`… must be an integer.`) of a template of
- * the account: none exists before §9, so `Mms Template Id is invalid.` An SMS has none.
+ * the account (API-EXTENSIONS §9; another account's, or none, gives `Mms Template Id is invalid.`).
+ * An SMS has none.
+ * @param db the store's handle, or the open transaction's.
  * @param stored the template stored on the row being updated (kept when none is sent).
  */
-function templateErrors(change: Change, typeId: number, stored: number | null): FieldError[] {
+async function templateErrors(db: Db, accountId: number, change: Change, typeId: number, stored: number | null): Promise<FieldError[]> {
   if (typeId !== MESSAGE_TYPE_MMS) return [];
   if (change.templateError) return [change.templateError];
-  if (change.mmsTemplateSent) return [{ field: 'MmsTemplateId', message: messages.invalid('MmsTemplateId') }];
+  if (change.mmsTemplateSent) {
+    const ok = change.mmsTemplateId !== undefined && (await ownsTemplate(db, accountId, change.mmsTemplateId));
+    return ok ? [] : [{ field: 'MmsTemplateId', message: messages.invalid('MmsTemplateId') }];
+  }
   if (stored === null) return [blank('MmsTemplateId')];
   return [];
 }
@@ -195,7 +206,7 @@ async function numberOf(store: Store, accountId: number, change: Change, stored:
 export async function scheduleMessage(deps: ScheduleDeps, accountId: number, input: Input): Promise<ScheduledStateRow> {
   const { errors, change } = readChange(input, deps, 'create');
   const typeId = change.typeId ?? 1;
-  errors.push(...templateErrors(change, typeId, null));
+  errors.push(...(await templateErrors(deps.store.db, accountId, change, typeId, null)));
   let number: string | undefined;
   if (!errors.some((e) => e.field === 'Number')) {
     const n = await numberOf(deps.store, accountId, change, '');
@@ -208,7 +219,7 @@ export async function scheduleMessage(deps: ScheduleDeps, accountId: number, inp
     message: change.message ?? '',
     scheduledAt: change.scheduledAt!,
     typeId,
-    mmsTemplateId: null,
+    mmsTemplateId: typeId === MESSAGE_TYPE_MMS ? (change.mmsTemplateId ?? null) : null,
     subject: change.subject ?? '',
     number: number!,
   };
@@ -241,7 +252,8 @@ export async function updateScheduled(deps: ScheduleDeps, accountId: number, id:
       await scheduled.lockCredits(tx, accountId);
       const row = await loadOr404(id, (n) => scheduled.findScheduled(tx, accountId, n));
       const typeId = change.typeId ?? row.type_id;
-      const all = [...errors, ...templateErrors(change, typeId, row.type_id === MESSAGE_TYPE_MMS ? row.mms_template_id : null)];
+      const stored = row.type_id === MESSAGE_TYPE_MMS ? row.mms_template_id : null;
+      const all = [...errors, ...(await templateErrors(tx, accountId, change, typeId, stored))];
       let number = row.number;
       if (!all.some((e) => e.field === 'Number')) {
         const n = await numberOf({ ...deps.store, db: tx }, accountId, change, row.number);
@@ -254,7 +266,7 @@ export async function updateScheduled(deps: ScheduleDeps, accountId: number, id:
         message: change.message ?? row.message,
         scheduledAt: change.scheduledAt ?? row.scheduled_at,
         typeId,
-        mmsTemplateId: typeId === MESSAGE_TYPE_MMS ? row.mms_template_id : null,
+        mmsTemplateId: typeId === MESSAGE_TYPE_MMS ? (change.mmsTemplateId ?? stored) : null,
         subject: change.subject ?? row.subject,
         number,
       };

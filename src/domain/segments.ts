@@ -30,10 +30,20 @@ export interface Prices {
 }
 
 /**
+ * The GSM 03.38 basic table less ESC (0x1B): characters that take one septet each. The extension
+ * table (`^ { } \\ [ ~ ] | €`, form feed) and anything else go through the library.
+ */
+export const GSM7_BASIC = /^[\n\r !"#$%&'()*+,\-./0-9:;<=>?@A-Z_a-z£¥èéùìòÇØøÅåΔΦΓΛΩΠΨΣΘΞÆæßÉ¤¡ÄÖÑÜ§¿äöñüà]*$/;
+
+/**
  * Segments of an SMS text (see above). An empty text is one (empty) segment.
  * @param text the message as sent (any Unicode).
  */
 export function smsSegments(text: string): { encoding: SmsEncoding; segments: number } {
+  // Most texts use only the GSM-7 basic table: one septet per character, no escape pair to keep
+  // whole, so the count is arithmetic. The library builds an object per character (~130 µs for a
+  // short text, a third of a send); its answer for these texts is the same (unit-segments tests it).
+  if (GSM7_BASIC.test(text)) return { encoding: 'GSM-7', segments: text.length <= 160 ? 1 : Math.ceil(text.length / 153) };
   const m = new SegmentedMessage(text, 'auto', false);
   return { encoding: m.encodingName, segments: Math.max(1, m.segmentsCount) };
 }

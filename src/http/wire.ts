@@ -149,6 +149,7 @@ export const REASON_PHRASES: Readonly<Record<number, string>> = {
   413: 'Request Entity Too Large',
   414: 'Request-URI Too Long',
   415: 'Unsupported Media Type',
+  416: 'Range Not Satisfiable',
   409: 'Conflict',
   422: 'Unprocessable entity',
   429: 'Too Many Requests',

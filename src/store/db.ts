@@ -14,6 +14,8 @@ import { messagesMigration } from './migrations/004_messages.ts';
 import { contactTotalsMigration } from './migrations/008_contact_totals.ts';
 import { scheduledMigration } from './migrations/005_scheduled.ts';
 import { inboundMigration } from './migrations/006_inbound.ts';
+import { mediaMigration } from './migrations/009_media.ts';
+import { webhooksMigration } from './migrations/010_webhooks.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -146,6 +148,8 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '005_scheduled': scheduledMigration(dialect),
     '006_inbound': inboundMigration(dialect),
     '008_contact_totals': contactTotalsMigration(dialect),
+    '009_media': mediaMigration(dialect),
+    '010_webhooks': webhooksMigration(dialect),
   };
 }
 

@@ -210,6 +210,49 @@ export interface ListTotalsTable {
   scheduled_messages_version: Generated<number>;
   /** How many contacts the account has (migration 008's triggers). */
   contacts: Generated<number>;
+  /** Changes on every insert or delete of one of the account's contacts. */
+  contacts_version: Generated<number>;
+}
+
+/** API-EXTENSIONS §9 media (migration 009): the record fields; the bytes are in media_chunks. */
+export interface MediaTable {
+  id: Id;
+  account_id: number;
+  file_name: string;
+  mime_type: string;
+  size: number;
+  width: number;
+  height: number;
+  /** The length of every chunk but the last (a Range read finds its chunk by arithmetic). */
+  chunk_bytes: number;
+  created_at: Epoch;
+}
+
+/** API-EXTENSIONS §9: the bytes of a media, in order from seq 0. */
+export interface MediaChunksTable {
+  account_id: number;
+  media_id: number;
+  seq: number;
+  data: Buffer;
+}
+
+/** API-EXTENSIONS §9 MMS templates (migration 009). */
+export interface MmsTemplatesTable {
+  id: Id;
+  account_id: number;
+  name: string;
+  subject: string;
+  message: string;
+  created_at: Epoch;
+  updated_at: Epoch;
+}
+
+/** API-EXTENSIONS §9 a template's MediaIds, in the order sent. */
+export interface MmsTemplateMediaTable {
+  account_id: number;
+  template_id: number;
+  media_id: number;
+  position: number;
 }
 
 export interface Database {
@@ -228,6 +271,47 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   batches: BatchesTable;
   messages: MessagesTable;
+  media: MediaTable;
+  media_chunks: MediaChunksTable;
+  mms_templates: MmsTemplatesTable;
+  mms_template_media: MmsTemplateMediaTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+}
+
+/** API-EXTENSIONS §10 webhook endpoints (migration 010). */
+export interface WebhooksTable {
+  id: Id;
+  account_id: number;
+  url: string;
+  /** JSON array of event names. */
+  events: string;
+  active: Generated<number>;
+  /** `whsec_…`: kept to sign every attempt; shown only in the reply to create. */
+  secret: string;
+  created_at: Epoch;
+  updated_at: Epoch;
+}
+
+/** API-EXTENSIONS §10 deliveries: the outbox of events, one row per (event, webhook) (migration 010). */
+export interface WebhookDeliveriesTable {
+  id: Id;
+  account_id: number;
+  webhook_id: number;
+  event: string;
+  /** The `webhook-id` header, the same on every attempt. */
+  msg_id: string;
+  /** JSON `{type, at, data}`: the event's type, time (epoch s) and record snapshot. */
+  payload: string;
+  status: Generated<string>;
+  attempts: Generated<number>;
+  last_status_code: number | null;
+  last_error: Generated<string>;
+  created_at: Epoch;
+  updated_at: Epoch;
+  /** Epoch ms when the delivery loop takes it next (claimed: the lease's end); NULL once ended. */
+  due_at: number | null;
+  lease_token: string | null;
 }
 
 /**
@@ -249,4 +333,10 @@ export const TABLES = [
   'idempotency_keys',
   'batches',
   'messages',
+  'media',
+  'media_chunks',
+  'mms_templates',
+  'mms_template_media',
+  'webhooks',
+  'webhook_deliveries',
 ] as const satisfies readonly (keyof Database)[];

@@ -2,6 +2,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { HttpError, setWireHeader } from '../wire.ts';
 
+/** What the rate limit counts for metrics (src/http/metrics.ts): 429s answered since start. */
+export interface RateLimitStats {
+  rejected: number;
+}
+
 /**
  * The per-account rate limit (CONVENTIONS §8): one allowance per account, shared by its tokens and
  * routes, `limit` requests per `windowSeconds` window, never more than `limit` in one window.
@@ -12,7 +17,7 @@ import { HttpError, setWireHeader } from '../wire.ts';
  * which gives the sample's 0 for 60 per second. Over the limit: 429 with Remaining 0,
  * Reset = window and Retry-After = seconds until the window frees up.
  */
-export function createRateLimit(limit: number, windowSeconds: number, limiter?: RateLimiterAbstract) {
+export function createRateLimit(limit: number, windowSeconds: number, limiter?: RateLimiterAbstract, stats?: RateLimitStats) {
   const bucket = limiter ?? new RateLimiterMemory({ points: limit, duration: windowSeconds });
   const setHeaders = (reply: FastifyReply, remaining: number, reset: number) => {
     setWireHeader(reply, 'X-Rate-Limit-Limit', String(limit));
@@ -38,6 +43,7 @@ export function createRateLimit(limit: number, windowSeconds: number, limiter?: 
         } catch (e) {
           return done(e as Error);
         }
+        if (stats) stats.rejected++;
         const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
         done(new HttpError(429, 'Rate limit exceeded.', { 'Retry-After': String(retryAfter) }));
       },

@@ -6,9 +6,12 @@ import { customContactFieldsEntry } from './custom-contact-fields-entry/index.ts
 import { customContactFields } from './custom-contact-fields/index.ts';
 import { groups } from './groups/index.ts';
 import { keyword } from './keyword/index.ts';
+import { media } from './media/index.ts';
+import { mmsTemplates } from './mms-templates/index.ts';
 import { numbers } from './numbers/index.ts';
 import { sms } from './sms/index.ts';
 import { sandbox } from './sandbox/index.ts';
+import { webhooks } from './webhooks/index.ts';
 
 /**
  * The registry: every controller of /v1, each listing its actions. A new resource adds its own
@@ -24,6 +27,9 @@ export const CONTROLLERS: Readonly<Record<string, readonly Operation[]>> = {
   'custom-contact-fields-entry': customContactFieldsEntry,
   keyword,
   sandbox,
+  media,
+  'mms-templates': mmsTemplates,
+  webhooks,
 };
 
 /** Every operation of the API. */

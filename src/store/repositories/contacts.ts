@@ -1,4 +1,5 @@
 import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
+import { createAnchors } from '../anchors.ts';
 import { boundCount, ownerTerm, prepareQuery } from '../prepared.ts';
 import type { Database } from '../tables.ts';
 import type { Db } from '../types.ts';
@@ -154,6 +155,19 @@ const countGroupOpted = prepareQuery((db, accountId: number, groupId: number, op
 const pageAll = prepareQuery((db, accountId: number, limit: number, offset: number) =>
   db.selectFrom('contacts').select('id').where('account_id', '=', accountId).orderBy('id').limit(boundCount(limit)).offset(boundCount(offset)),
 );
+const pageAllFrom = prepareQuery((db, accountId: number, fromId: number, limit: number, offset: number) =>
+  db
+    .selectFrom('contacts')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', '>=', fromId)
+    .orderBy('id')
+    .limit(boundCount(limit))
+    .offset(boundCount(offset)),
+);
+// Deep unfiltered pages start from a cached anchor (src/store/anchors.ts), invalidated by migration 008's version.
+const contactsVersion = prepareQuery((db, accountId: number) => db.selectFrom('list_totals').select('contacts_version').where('account_id', '=', accountId));
+const startOf = createAnchors('contacts', async (db, accountId) => Number((await contactsVersion.first(db, accountId))?.contacts_version ?? 0));
 const pageOpted = prepareQuery((db, accountId: number, optedOut: number, limit: number, offset: number) =>
   db
     .selectFrom('contacts')
@@ -229,6 +243,11 @@ export async function countContacts(db: Db, accountId: number, filter: ContactFi
   return Number(row?.n ?? 0);
 }
 
+async function pageAllIds(db: Db, accountId: number, limit: number, offset: number): Promise<number[]> {
+  const start = await startOf(db, accountId, offset);
+  return (start ? await pageAllFrom.column(db, accountId, start.fromId, limit, start.offset) : await pageAll.column(db, accountId, limit, offset)) as number[];
+}
+
 /**
  * One page of the account's contacts matching the filter, by id ascending, each with its group
  * and custom field ids. Four queries whatever the page size: the page's ids (a covering index
@@ -245,7 +264,7 @@ export async function listContacts(db: Db, accountId: number, filter: ContactFil
     ids =
       filter.optedOut !== undefined
         ? ((await pageOpted.column(db, accountId, filter.optedOut, limit, offset)) as number[])
-        : ((await pageAll.column(db, accountId, limit, offset)) as number[]);
+        : await pageAllIds(db, accountId, limit, offset);
   }
   if (ids.length === 0) return [];
   const json = JSON.stringify(ids.map(Number));

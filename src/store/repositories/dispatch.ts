@@ -1,5 +1,5 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import { prepareQuery } from '../prepared.ts';
+import { boundCount, prepareQuery } from '../prepared.ts';
 import type { Database } from '../tables.ts';
 import type { Db } from '../types.ts';
 
@@ -206,11 +206,11 @@ const dueReceipts = prepareQuery((db, now: number, limit: number, nowSeconds: nu
           update messages m set delivered_at = case when status_id = 2 and receipt_status = 3 then ${nowSeconds} else delivered_at end,
             ${sql.raw(RECEIPT_SET)}
           from due where m.id = due.id
-          returning m.id`
+          returning m.id, m.account_id`
       : sql`update messages set delivered_at = case when status_id = 2 and receipt_status = 3 then ${nowSeconds} else delivered_at end,
             ${sql.raw(RECEIPT_SET)}
           where id in (select id from messages where receipt_due_at <= ${now} order by receipt_due_at limit ${limit})
-          returning id`
+          returning id, account_id`
     ).compile(db),
 }));
 
@@ -221,6 +221,11 @@ const dueReceipts = prepareQuery((db, now: number, limit: number, nowSeconds: nu
  */
 export async function applyDueReceipts(db: Db, now: number, limit: number, nowSeconds: number): Promise<number> {
   return (await dueReceipts.all(db, now, limit, nowSeconds)).length;
+}
+
+/** applyDueReceipts, returning the messages applied (for their API-EXTENSIONS §10 events, in the same transaction). */
+export async function applyDueReceiptRows(db: Db, now: number, limit: number, nowSeconds: number): Promise<{ id: number; account_id: number }[]> {
+  return (await dueReceipts.all(db, now, limit, nowSeconds)) as { id: number; account_id: number }[];
 }
 
 const pushed = prepareQuery((db, carrierId: string, statusId: number, errorCode: string, deliveredAt: number | null) =>
@@ -239,4 +244,30 @@ const pushed = prepareQuery((db, carrierId: string, statusId: number, errorCode:
  */
 export async function applyReceipt(db: Db, carrierId: string, statusId: 3 | 4, errorCode: string, nowSeconds: number): Promise<number> {
   return pushed.run(db, carrierId, statusId, errorCode, statusId === 3 ? nowSeconds : null);
+}
+
+const pushedReturning = prepareQuery((db, carrierId: string, statusId: number, errorCode: string, deliveredAt: number | null) =>
+  db
+    .updateTable('messages')
+    .set({ status_id: statusId, error_code: errorCode, delivered_at: deliveredAt, receipt_status: null, receipt_error: null, receipt_due_at: null })
+    .where('carrier_message_id', '=', carrierId)
+    .where('status_id', '=', 2)
+    .returning(['id', 'account_id']),
+);
+
+/** applyReceipt, returning the message changed (none or one), for its API-EXTENSIONS §10 event in the same transaction. */
+export async function applyReceiptReturning(db: Db, carrierId: string, statusId: 3 | 4, errorCode: string, nowSeconds: number): Promise<{ id: number; account_id: number }[]> {
+  return (await pushedReturning.all(db, carrierId, statusId, errorCode, statusId === 3 ? nowSeconds : null)) as { id: number; account_id: number }[];
+}
+
+const anyDueReceipt = prepareQuery((db, now: number) =>
+  db.selectFrom('messages').select('id').where('receipt_due_at', '<=', now).limit(boundCount(1)),
+);
+
+/**
+ * True when some announced receipt is due: a read (the partial index), so an idle round opens no
+ * write transaction (on SQLite a write, even one that changes nothing, takes the database's lock).
+ */
+export async function hasDueReceipts(db: Db, now: number): Promise<boolean> {
+  return (await anyDueReceipt.first(db, now)) !== undefined;
 }

@@ -1,3 +1,4 @@
+import { createAnchors } from '../anchors.ts';
 import { boundCount, prepareQuery } from '../prepared.ts';
 import type { Db } from '../types.ts';
 
@@ -37,45 +38,8 @@ const pageFrom = prepareQuery((db, accountId: number, fromId: number, limit: num
     .offset(boundCount(offset)),
 );
 
-/**
- * Page anchors are the ids at positions 0, ANCHOR_STEP, 2 × ANCHOR_STEP, … of the account's list.
- * They are found by walking the (account_id, id) index from one anchor to the next, each step a
- * query that skips ANCHOR_STEP - 1 index entries: no sort and no temporary table, so building the
- * anchors of a million messages reads the index once and holds nothing but the anchors.
- */
-const ANCHOR_STEP = 1000;
-const firstId = prepareQuery((db, accountId: number) =>
-  db.selectFrom('scheduled_messages').select('id').where('account_id', '=', accountId).orderBy('id').limit(boundCount(1)),
-);
-const nextAnchor = prepareQuery((db, accountId: number, afterId: number) =>
-  db
-    .selectFrom('scheduled_messages')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('id', '>', afterId)
-    .orderBy('id')
-    .limit(boundCount(1))
-    .offset(boundCount(ANCHOR_STEP - 1)),
-);
-
-async function buildAnchors(db: Db, accountId: number): Promise<number[]> {
-  const ids: number[] = [];
-  let id = (await firstId.column(db, accountId))[0];
-  while (id !== undefined) {
-    ids.push(Number(id));
-    id = (await nextAnchor.column(db, accountId, Number(id)))[0];
-  }
-  return ids;
-}
-
-interface Anchors {
-  version: number;
-  ids: number[];
-}
-// Per database handle, per account. Rebuilt when the account's list version changes, so any
-// insert or delete, by any process, invalidates them.
-const anchorCache = new WeakMap<object, Map<number, Anchors>>();
-const ANCHOR_CACHE_ACCOUNTS = 1000;
+// Deep pages start from a cached anchor (src/store/anchors.ts), invalidated by the list version.
+const startOf = createAnchors('scheduled_messages', async (db, accountId) => Number((await totals.first(db, accountId))?.scheduled_messages_version ?? 0));
 
 export async function countScheduledMessages(db: Db, accountId: number): Promise<number> {
   const row = await totals.first(db, accountId);
@@ -88,20 +52,8 @@ export async function countScheduledMessages(db: Db, accountId: number): Promise
  * `offset` rows: a page near the end of a million messages costs about what page 1 does.
  */
 export async function listScheduledMessages(db: Db, accountId: number, limit: number, offset: number): Promise<ScheduledMessageRow[]> {
-  if (offset < ANCHOR_STEP || db.isTransaction) return pageAt.all(db, accountId, limit, offset);
-  let cache = anchorCache.get(db);
-  if (!cache) anchorCache.set(db, (cache = new Map()));
-  const version = Number((await totals.first(db, accountId))?.scheduled_messages_version ?? 0);
-  let anchors = cache.get(accountId);
-  if (!anchors || anchors.version !== version) {
-    const ids = await buildAnchors(db, accountId);
-    if (cache.size >= ANCHOR_CACHE_ACCOUNTS) cache.clear();
-    cache.set(accountId, (anchors = { version, ids }));
-  }
-  const k = Math.floor(offset / ANCHOR_STEP);
-  const from = anchors.ids[k];
-  if (from === undefined) return pageAt.all(db, accountId, limit, offset);
-  return pageFrom.all(db, accountId, from, limit, offset - k * ANCHOR_STEP);
+  const start = await startOf(db, accountId, offset);
+  return start ? pageFrom.all(db, accountId, start.fromId, limit, start.offset) : pageAt.all(db, accountId, limit, offset);
 }
 
 export interface NewScheduledMessage {

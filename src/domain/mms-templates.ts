@@ -1,0 +1,109 @@
+import { inTransaction, type Store } from '../store/db.ts';
+import * as media from '../store/repositories/media.ts';
+import type { MmsTemplateRow } from '../store/repositories/media.ts';
+import { NotFoundError, ValidationFailedError, type FieldError } from './errors.ts';
+import { findOr404, loadOr404 } from './find.ts';
+import type { Clock } from './time.ts';
+import { defineRules, messages, toId, validate, type Input } from './validation.ts';
+
+/**
+ * MMS templates (API-EXTENSIONS §9 `/v1/mms-templates/…`): `Name` (required, 3 to 64
+ * characters), `Subject` (at most 255), `Message` (at most 1,600), `MediaIds` (required, 1 to 10
+ * media ids of the account; a repeated id counts once, the order sent is kept). A reference to a
+ * media the caller does not own gives `Media Ids is invalid.` (API-EXTENSIONS §1). An update
+ * changes only the fields sent; a required one may be left out, not sent blank.
+ */
+
+const MAX_ROW_ID = 2_147_483_647;
+
+const RULES = defineRules([
+  { field: 'Name', rule: 'required' },
+  { field: 'Name', rule: 'string', min: 3, max: 64 },
+  { field: 'Subject', rule: 'string', max: 255 },
+  { field: 'Message', rule: 'string', max: 1600 },
+  { field: 'MediaIds', rule: 'required' },
+  { field: 'MediaIds', rule: 'ids', max: 10 },
+]);
+
+/** The rules over the fields present (all for a create), and the MediaIds reference check. */
+async function check(tx: Parameters<typeof media.ownedMediaIds>[0], accountId: number, input: Input, mode: 'create' | 'update') {
+  const fields: Record<string, unknown> = {};
+  for (const f of ['Name', 'Subject', 'Message', 'MediaIds']) if (mode === 'create' || Object.hasOwn(input, f)) fields[f] = input[f];
+  const rules = mode === 'create' ? RULES : RULES.filter((r) => r.rule !== 'required' || Object.hasOwn(fields, r.field));
+  const checked = validate(fields, rules);
+  const errors: FieldError[] = [...checked.errors];
+  const ids = checked.values.MediaIds;
+  if (ids !== undefined) {
+    const valid = ids.every((n) => n >= 1 && n <= MAX_ROW_ID);
+    const owned = valid ? await media.ownedMediaIds(tx, accountId, ids) : new Set<number>();
+    if (!valid || ids.some((n) => !owned.has(n))) errors.push({ field: 'MediaIds', message: messages.invalid('MediaIds') });
+  }
+  return { errors, values: checked.values, has: (f: string) => Object.hasOwn(fields, f) };
+}
+
+/** One page of the account's templates by Id ascending (§9 `index`). */
+export async function templatesPage(store: Store, accountId: number): Promise<{ total: number; fetch: (limit: number, offset: number) => Promise<MmsTemplateRow[]> }> {
+  return { total: await media.countTemplates(store.db, accountId), fetch: (limit, offset) => media.listTemplates(store.db, accountId, limit, offset) };
+}
+
+/** One template of the account (§9 `view`). @throws NotFoundError `Object not found: {id}`. */
+export async function viewTemplate(store: Store, accountId: number, id: string): Promise<MmsTemplateRow> {
+  return loadOr404(id, (n) => (n > MAX_ROW_ID ? Promise.resolve(undefined) : media.findTemplate(store.db, accountId, n)));
+}
+
+/**
+ * Creates a template (§9 `create`).
+ * @throws ValidationFailedError with the first error of each field, e.g. `Name cannot be blank.`,
+ *   `Name should contain at least 3 characters.`, `Media Ids cannot be blank.`, `Media Ids is invalid.`
+ */
+export async function createTemplate(store: Store, clock: Clock, accountId: number, input: Input): Promise<MmsTemplateRow> {
+  return inTransaction(store, async (tx) => {
+    const { errors, values } = await check(tx, accountId, input, 'create');
+    if (errors.length > 0) throw new ValidationFailedError(errors);
+    const id = await media.insertTemplate(tx, accountId, { name: values.Name!, subject: values.Subject ?? '', message: values.Message ?? '' }, clock.nowSeconds());
+    await media.setTemplateMedia(tx, accountId, id, values.MediaIds!);
+    return (await media.findTemplate(tx, accountId, id))!;
+  });
+}
+
+/**
+ * Changes the fields sent of a template (§9 `update`).
+ * @throws NotFoundError `Object not found: {id}` before any 422 (CONVENTIONS §1).
+ * @throws ValidationFailedError as `createTemplate`.
+ */
+export async function updateTemplate(store: Store, clock: Clock, accountId: number, id: string, input: Input): Promise<MmsTemplateRow> {
+  return inTransaction(store, async (tx) => {
+    const n = await findOr404(id, (n) => (n > MAX_ROW_ID ? Promise.resolve(false) : media.templateExists(tx, accountId, n)));
+    const { errors, values, has } = await check(tx, accountId, input, 'update');
+    if (errors.length > 0) throw new ValidationFailedError(errors);
+    await media.changeTemplate(
+      tx,
+      accountId,
+      n,
+      {
+        ...(values.Name !== undefined ? { name: values.Name } : {}),
+        ...(has('Subject') ? { subject: values.Subject ?? '' } : {}),
+        ...(has('Message') ? { message: values.Message ?? '' } : {}),
+      },
+      clock.nowSeconds(),
+    );
+    if (values.MediaIds !== undefined) await media.setTemplateMedia(tx, accountId, n, values.MediaIds);
+    return (await media.findTemplate(tx, accountId, n))!;
+  });
+}
+
+/** Deletes a template (§9 `delete`). @throws NotFoundError `Object not found: {id}`. */
+export async function deleteTemplateById(store: Store, accountId: number, id: string): Promise<void> {
+  await inTransaction(store, async (tx) => {
+    const n = toId(id);
+    if (n === null || n > MAX_ROW_ID || !(await media.deleteTemplate(tx, accountId, n))) throw new NotFoundError(id);
+  });
+}
+
+/**
+ * True when `MmsTemplateId` names a template of the account (API-EXTENSIONS §6, §9: an MMS send or
+ * schedule names its template; anything else is `Mms Template Id is invalid.`).
+ */
+export async function ownsTemplate(db: Parameters<typeof media.templateExists>[0], accountId: number, id: number): Promise<boolean> {
+  return Number.isSafeInteger(id) && id >= 1 && id <= MAX_ROW_ID && media.templateExists(db, accountId, id);
+}

@@ -1,0 +1,67 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { TimeFormat } from '../../domain/time.ts';
+import type { MediaRow, MmsTemplateRow } from '../../store/repositories/media.ts';
+import { Int, IntOrString, Str } from './common.ts';
+
+/** API-EXTENSIONS §9 media record. */
+export const MediaRecordSchema = Type.Object({
+  Id: Int(),
+  FileName: Str(),
+  MimeType: Str(),
+  Size: Int(),
+  Width: Int(),
+  Height: Int(),
+  DateCreated: Str(),
+});
+export type MediaRecord = Static<typeof MediaRecordSchema>;
+
+/** Maps a stored media to its record (§9 field order). */
+export const mediaRecord =
+  (time: TimeFormat) =>
+  (r: MediaRow): MediaRecord => ({
+    Id: r.id,
+    FileName: r.file_name,
+    MimeType: r.mime_type,
+    Size: r.size,
+    Width: r.width,
+    Height: r.height,
+    DateCreated: time.dateTime(r.created_at),
+  });
+
+/** API-EXTENSIONS §9 MMS template record. */
+export const MmsTemplateRecordSchema = Type.Object({
+  Id: Int(),
+  Name: Str(),
+  Subject: Str(),
+  Message: Str(),
+  MediaIds: Type.Array(Int()),
+  DateCreated: Str(),
+  DateUpdated: Str(),
+});
+export type MmsTemplateRecord = Static<typeof MmsTemplateRecordSchema>;
+
+/** Maps a stored template to its record (§9 field order). */
+export const mmsTemplateRecord =
+  (time: TimeFormat) =>
+  (r: MmsTemplateRow): MmsTemplateRecord => ({
+    Id: r.id,
+    Name: r.name,
+    Subject: r.subject,
+    Message: r.message,
+    MediaIds: r.media_ids,
+    DateCreated: time.dateTime(r.created_at),
+    DateUpdated: time.dateTime(r.updated_at),
+  });
+
+/** API-EXTENSIONS §9 template `create` / `update` body. */
+export const MmsTemplateWriteBodySchema = Type.Object({
+  Name: Type.String({ minLength: 3, maxLength: 64 }),
+  Subject: Type.Optional(Type.String({ maxLength: 255 })),
+  Message: Type.Optional(Type.String({ maxLength: 1600 })),
+  MediaIds: Type.Array(IntOrString(), { minItems: 1, maxItems: 10, description: '1 to 10 media ids of the account' }),
+});
+
+/** API-EXTENSIONS §9 `media/upload` body: multipart/form-data with the field `file`. */
+export const MediaUploadBodySchema = Type.Object({
+  file: Type.String({ format: 'binary', description: 'jpg, gif, bmp, png or tiff (by content), at most 70.00MB, not an animated GIF' }),
+});

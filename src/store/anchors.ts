@@ -1,0 +1,80 @@
+import { boundCount, prepareQuery } from './prepared.ts';
+import type { Db } from './types.ts';
+
+/**
+ * Page anchors for deep pages of a list in id order (CONVENTIONS §7 pagination by `page` and
+ * `per-page`): the ids at positions 0, ANCHOR_STEP, 2 × ANCHOR_STEP, … of one account's rows. A
+ * page far into the list then starts from the nearest anchor at or before its offset
+ * (`id >= anchor … OFFSET < ANCHOR_STEP`) instead of stepping over `offset` index entries, so a
+ * page near the end of a million rows costs about what page 1 does.
+ *
+ * Anchors are found by walking the (account_id, id) index from one anchor to the next, each step a
+ * query that skips ANCHOR_STEP - 1 index entries: no sort and no temporary table; building those of
+ * a million rows reads the index once and holds nothing but the anchors. They are cached per
+ * database handle and account, and rebuilt when the account's list version (kept by triggers on
+ * insert and delete, so any writer in any process moves it) changes.
+ */
+export const ANCHOR_STEP = 1000;
+const ANCHOR_CACHE_ACCOUNTS = 1000;
+
+/** Tables listed by id whose (account_id, id) index the anchors walk. */
+export type AnchoredTable = 'scheduled_messages' | 'contacts';
+
+/** Where a page starts: from the row with id ≥ `fromId`, skipping `offset` rows. */
+export interface PageStart {
+  fromId: number;
+  offset: number;
+}
+
+interface Anchors {
+  version: number;
+  ids: number[];
+}
+
+/**
+ * The anchors of `table`. `version(db, accountId)` reads the account's list version.
+ * @returns `startOf(db, accountId, offset)`: the anchored start of the page at `offset` (0-based
+ *   row position), or undefined when the page should be read with a plain OFFSET (a shallow page,
+ *   a transaction, or an offset past the last anchor).
+ */
+export function createAnchors(table: AnchoredTable, version: (db: Db, accountId: number) => Promise<number>) {
+  const firstId = prepareQuery((db, accountId: number) => db.selectFrom(table).select('id').where('account_id', '=', accountId).orderBy('id').limit(boundCount(1)));
+  const nextAnchor = prepareQuery((db, accountId: number, afterId: number) =>
+    db
+      .selectFrom(table)
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(boundCount(1))
+      .offset(boundCount(ANCHOR_STEP - 1)),
+  );
+  const cache = new WeakMap<object, Map<number, Anchors>>();
+
+  async function build(db: Db, accountId: number): Promise<number[]> {
+    const ids: number[] = [];
+    let id = (await firstId.column(db, accountId))[0];
+    while (id !== undefined) {
+      ids.push(Number(id));
+      id = (await nextAnchor.column(db, accountId, Number(id)))[0];
+    }
+    return ids;
+  }
+
+  return async function startOf(db: Db, accountId: number, offset: number): Promise<PageStart | undefined> {
+    // Inside a transaction the rows may differ from what any cached anchor saw.
+    if (offset < ANCHOR_STEP || db.isTransaction) return undefined;
+    let byAccount = cache.get(db);
+    if (!byAccount) cache.set(db, (byAccount = new Map()));
+    const current = await version(db, accountId);
+    let anchors = byAccount.get(accountId);
+    if (!anchors || anchors.version !== current) {
+      const ids = await build(db, accountId);
+      if (byAccount.size >= ANCHOR_CACHE_ACCOUNTS) byAccount.clear();
+      byAccount.set(accountId, (anchors = { version: current, ids }));
+    }
+    const k = Math.floor(offset / ANCHOR_STEP);
+    const fromId = anchors.ids[k];
+    return fromId === undefined ? undefined : { fromId, offset: offset - k * ANCHOR_STEP };
+  };
+}
