@@ -207,14 +207,16 @@ async function run(kind: 'sqlite' | 'postgres'): Promise<ScenarioResult[]> {
 
 try {
   const results: Record<string, ScenarioResult[]> = {};
+  const skipped: string[] = [];
   for (const kind of flags.stores.split(',').map((s) => s.trim()) as ('sqlite' | 'postgres')[]) {
     if (kind === 'postgres' && !(await pgReachable())) {
+      skipped.push(`postgres: ${flags['pg-url']} does not answer`);
       console.log(`postgres: skipped (${flags['pg-url']} does not answer)`);
       continue;
     }
     results[kind] = await run(kind);
   }
-  console.log(`MEDIA ${JSON.stringify({ fromSource: !flags.app, results })}`);
+  console.log(`MEDIA ${JSON.stringify({ fromSource: !flags.app, uploads: UPLOADS, results, skipped })}`);
 } finally {
   await stopAll();
 }

@@ -63,6 +63,12 @@ export interface BenchResult {
   import?: ImportResult;
   /** send-group and the dispatcher (`msgsvc worker`) on SQLite and PostgreSQL (bench/dispatch.ts), issue 11's targets. */
   dispatch?: DispatchBenchResult;
+  /** SMPP throughput against the Perl SMSC, windows 10 and 50 (bench/smpp.ts), issue 12's goal. */
+  smpp?: SmppBenchResult;
+  /** media/upload: MB/s and peak RSS (bench/media.ts), issue 13. */
+  media?: MediaBenchResult;
+  /** Webhook deliveries per second to a loopback receiver (bench/webhooks.ts), issue 13. */
+  webhooks?: WebhooksBenchResult;
   /** The machine's 1, 5 and 15-minute load averages when the run started and ended (others may be using it). */
   loadAverage?: { start: number[]; end?: number[] };
   targets?: TargetResult[];
@@ -114,6 +120,66 @@ export interface DispatchBenchResult {
   skipped: string[];
 }
 
+/** One window of bench/smpp.ts: queued → submit_sm_resp through the dispatcher and the SMPP carrier. */
+export interface SmppRun {
+  window: number;
+  messages: number;
+  /** Seconds from the dispatcher's start to the last submit_sm_resp. */
+  toRespSeconds: number;
+  perSecond: number;
+  /** Seconds to the last Sent committed. */
+  toSentSeconds: number;
+  /** CPU of the Perl SMSC and of msgsvc's process over toRespSeconds (seconds, % of one core). */
+  smscCpuSeconds: number;
+  smscCpuPercent: number;
+  msgsvcCpuSeconds: number;
+  msgsvcCpuPercent: number;
+}
+
+export interface SmppBenchResult {
+  messages: number;
+  runs: SmppRun[];
+  /** Why nothing was measured (the Perl SMSC missing). */
+  skipped?: string;
+}
+
+/** One scenario of bench/media.ts on one store: `png10` (a 10 MB PNG, N times), `one70`, `four70` (4 at once). */
+export interface MediaScenario {
+  scenario: string;
+  uploads: number;
+  mib: number;
+  seconds: number;
+  mibPerSecond: number;
+  /** msgsvc's RSS after start, and its peak (VmHWM) over the scenario, each scenario on a fresh process. */
+  baseRssMiB: number;
+  peakRssMiB: number;
+}
+
+export interface MediaBenchResult {
+  /** msgsvc ran the sources through tsx (no --app). */
+  fromSource: boolean;
+  uploads?: number;
+  results: Partial<Record<'sqlite' | 'postgres', MediaScenario[]>>;
+  skipped?: string[];
+}
+
+export interface WebhookRun {
+  store: 'sqlite' | 'postgres';
+  events: number;
+  seconds: number;
+  deliveriesPerSecond: number;
+  outboxWritesPerSecond: number;
+  /** CPU seconds of the delivering process. */
+  cpuSeconds: number;
+  loadBefore: number;
+}
+
+export interface WebhooksBenchResult {
+  events: number;
+  results: WebhookRun[];
+  skipped?: string[];
+}
+
 export interface TargetResult {
   target: string;
   measured: string;
@@ -122,6 +188,7 @@ export interface TargetResult {
 
 const MIB_TO_MB = 1.048576;
 const fmt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
+const storeName = (s: string) => (s === 'sqlite' ? 'SQLite' : s === 'postgres' ? 'PostgreSQL' : s);
 const human = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000} M` : n >= 1000 ? `${n / 1000} k` : String(n));
 
 /** Evaluates the issue's targets on a result (at the largest size measured). */
@@ -167,6 +234,50 @@ export function evaluateTargets(r: BenchResult): TargetResult[] {
         met: run ? run.messagesPerSecond >= 5000 : null,
       });
     }
+  }
+  const notMeasured = (name: string) => {
+    const skip = r.skipped.find((s) => s.scenario === name);
+    return skip ? `not measured (${skip.reason})` : undefined;
+  };
+  if (r.smpp || notMeasured('smpp')) {
+    const runs = r.smpp?.runs ?? [];
+    out.push({
+      target: 'SMPP ≥ 1,000 messages/s queued → submit_sm_resp (Perl SMSC on loopback, windows 10 and 50)',
+      measured:
+        runs.length > 0
+          ? runs.map((x) => `window ${x.window}: ${fmt(x.perSecond)} msg/s (SMSC CPU ${x.smscCpuPercent} %, msgsvc ${x.msgsvcCpuPercent} %)`).join('; ') + ` (${fmt(r.smpp!.messages)} messages)`
+          : (notMeasured('smpp') ?? `not measured (${r.smpp?.skipped ?? 'skipped'})`),
+      met: runs.length > 0 ? runs.every((x) => x.perSecond >= 1000) : null,
+    });
+  }
+  if (r.media || notMeasured('media')) {
+    const stores = Object.entries(r.media?.results ?? {}) as [string, MediaScenario[]][];
+    const part = (name: string, show: (x: MediaScenario) => string) =>
+      stores.length > 0
+        ? stores
+            .map(([store, xs]) => [store, xs.find((x) => x.scenario === name)] as const)
+            .filter((e): e is readonly [string, MediaScenario] => e[1] !== undefined)
+            .map(([store, x]) => `${storeName(store)} ${show(x)}`)
+            .join('; ')
+        : (notMeasured('media') ?? 'not measured');
+    out.push({
+      target: 'media/upload of a 10 MB PNG: MB/s and peak RSS (measured, no target set)',
+      measured: part('png10', (x) => `${(x.mibPerSecond * MIB_TO_MB).toFixed(0)} MB/s, peak ${(x.peakRssMiB * MIB_TO_MB).toFixed(0)} MB`),
+      met: null,
+    });
+    out.push({
+      target: 'media/upload of 70 MB, one and then 4 at once: peak RSS (measured, no target set)',
+      measured: stores.length > 0 ? stores.map(([store, xs]) => `${storeName(store)} ${['one70', 'four70'].map((n) => xs.find((x) => x.scenario === n)).map((x) => (x ? `${(x.peakRssMiB * MIB_TO_MB).toFixed(0)} MB` : '–')).join(' / ')}`).join('; ') : (notMeasured('media') ?? 'not measured'),
+      met: null,
+    });
+  }
+  if (r.webhooks || notMeasured('webhooks')) {
+    const runs = r.webhooks?.results ?? [];
+    out.push({
+      target: 'webhook deliveries per second to a loopback receiver (measured, no target set)',
+      measured: runs.length > 0 ? runs.map((x) => `${storeName(x.store)} ${fmt(x.deliveriesPerSecond)}/s`).join('; ') + ` (${fmt(r.webhooks!.events)} events)` : (notMeasured('webhooks') ?? 'not measured'),
+      met: null,
+    });
   }
   const sends = r.scenarios.filter((s) => s.scenario === 'sms-send');
   if (sends.length > 0) {
@@ -288,13 +399,57 @@ export function renderMarkdown(r: BenchResult, resultFile: string): string {
       );
     }
   }
+  if (r.smpp && r.smpp.runs.length > 0) {
+    lines.push('');
+    lines.push(
+      `SMPP (\`bench/smpp.ts\`, ${fmt(r.smpp.messages)} one-segment messages per window): the dispatcher and the SMPP carrier in one process against the Perl SMSC (Net::SMPP) on loopback, ` +
+        'answering every submit_sm at once, no receipts; from the dispatcher\'s start to the last submit_sm_resp.',
+    );
+    lines.push('');
+    lines.push('| Window | msg/s queued → submit_sm_resp | Last submit_sm_resp | All Sent committed | SMSC CPU (one core) | msgsvc CPU |');
+    lines.push('|---:|---:|---:|---:|---:|---:|');
+    for (const x of r.smpp.runs) {
+      lines.push(`| ${x.window} | **${fmt(x.perSecond)}** | ${x.toRespSeconds} s | ${x.toSentSeconds} s | ${x.smscCpuSeconds} s (${x.smscCpuPercent} %) | ${x.msgsvcCpuSeconds} s (${x.msgsvcCpuPercent} %) |`);
+    }
+  }
+  const mediaStores = Object.entries(r.media?.results ?? {}) as [string, MediaScenario[]][];
+  if (r.media && mediaStores.length > 0) {
+    lines.push('');
+    lines.push(
+      `media/upload (\`bench/media.ts\`, msgsvc running ${r.media.fromSource ? 'the sources through tsx' : 'a build of src/'}, a fresh \`msgsvc serve\` per scenario): ` +
+        `a 10 MB PNG uploaded ${r.media.uploads ?? '?'} times one after the other, then one 70 MB upload, then 4 of 70 MB at once.${r.media.skipped?.length ? ` Skipped: ${r.media.skipped.join('; ')}.` : ''}`,
+    );
+    lines.push('');
+    lines.push('| Store | Upload | Time | MB/s | msgsvc RSS at start | Peak RSS |');
+    lines.push('|---|---|---:|---:|---:|---:|');
+    const label: Record<string, string> = { png10: '10 MB PNG', one70: '70 MB', four70: '70 MB at once' };
+    for (const [store, xs] of mediaStores) {
+      for (const x of xs) {
+        lines.push(
+          `| ${storeName(store)} | ${x.uploads} × ${label[x.scenario] ?? x.scenario} | ${x.seconds.toFixed(2)} s | ${(x.mibPerSecond * MIB_TO_MB).toFixed(0)} | ${(x.baseRssMiB * MIB_TO_MB).toFixed(0)} MB | **${(x.peakRssMiB * MIB_TO_MB).toFixed(0)} MB** |`,
+        );
+      }
+    }
+  }
+  if (r.webhooks && r.webhooks.results.length > 0) {
+    lines.push('');
+    lines.push(
+      `Webhooks (\`bench/webhooks.ts\`, ${fmt(r.webhooks.events)} events in the outbox): one delivery loop (default settings: batch 100, concurrency 32) to a receiver process on 127.0.0.1 that checks every signature and answers 204.${r.webhooks.skipped?.length ? ` Skipped: ${r.webhooks.skipped.join('; ')}.` : ''}`,
+    );
+    lines.push('');
+    lines.push('| Store | Deliveries/s | Time | Outbox writes/s | Deliverer CPU | Load (1 min) |');
+    lines.push('|---|---:|---:|---:|---:|---:|');
+    for (const x of r.webhooks.results) {
+      lines.push(`| ${storeName(x.store)} | **${fmt(x.deliveriesPerSecond)}** | ${x.seconds} s | ${fmt(x.outboxWritesPerSecond)} | ${x.cpuSeconds} s | ${x.loadBefore} |`);
+    }
+  }
   lines.push('');
   lines.push('| Target | Measured | Met |');
   lines.push('|---|---|:-:|');
   for (const t of r.targets) lines.push(`| ${t.target} | ${t.measured} | ${t.met === null ? '–' : t.met ? 'yes' : '**no**'} |`);
   if (r.skipped.length > 0) {
     lines.push('');
-    lines.push(`Skipped (time budget): ${r.skipped.map((s) => `${s.scenario} at ${human(s.contacts)}`).join(', ')}.`);
+    lines.push(`Skipped: ${r.skipped.map((s) => `${s.scenario} at ${human(s.contacts)} (${s.reason})`).join(', ')}.`);
   }
   lines.push('');
   const la = r.loadAverage;

@@ -10,15 +10,20 @@
  *   peak RSS, and instructions per request where `perf stat` has counters.
  * - Results: bench/results/<date>.json; a full run also rewrites the table in docs/PERFORMANCE.md.
  * - Talks only to 127.0.0.1, stops every process it started, and stays within its time budget
- *   (full run 15 min, --quick 2 min).
+ *   (full run 17 min, --quick 3 min).
  * - msgsvc runs with MSGSVC_DISPATCHER=0 in every scenario: nothing is dispatched while requests
  *   are measured (sms/send queues messages; the dispatcher would then take CPU from the server on
  *   its core, and would start firing the generated scheduled messages). The dispatcher is measured
  *   on its own afterwards, as `msgsvc worker` in its own process (bench/dispatch.ts), with
  *   send-group to 100,000 contacts, on SQLite and PostgreSQL.
+ * - Then, each in its own process and each skipped (and recorded so) when it does not fit the
+ *   budget, is left out by --only, or cannot run here: SMPP throughput against the Perl SMSC
+ *   (bench/smpp.ts; needs Perl Net::SMPP), media/upload speed and memory (bench/media.ts), webhook
+ *   deliveries per second (bench/webhooks.ts). Their PostgreSQL runs are left out when PostgreSQL
+ *   does not answer.
  *
  * Options: --quick, --sizes 10000,1000000, --rounds N, --duration S, --warmup S, --connections N,
- *   --only name,name, --docs / --no-docs, --data-dir DIR (keeps and reuses generated databases),
+ *   --only name,name (HTTP scenarios, and contacts-import, dispatch, smpp, media, webhooks), --docs / --no-docs, --data-dir DIR (keeps and reuses generated databases),
  *   --build (compiles src/ into a temp copy and runs that instead of dist/, which stays untouched).
  */
 import autocannon, { type Request } from 'autocannon';
@@ -34,7 +39,17 @@ import { countInstructions, freePort, machine, pinSelf, runToCompletion, startSe
 import { SCENARIOS, deepPage, type Dataset, type Scenario } from './scenarios.ts';
 // @ts-expect-error: plain JavaScript without type declarations (bin/ runs before anything is built).
 import { chooseEntry } from '../bin/entry.js';
-import { renderMarkdown, writeDocs, type BenchResult, type DispatchBenchResult, type ScenarioResult, type SideResult } from './report.ts';
+import {
+  renderMarkdown,
+  writeDocs,
+  type BenchResult,
+  type DispatchBenchResult,
+  type MediaBenchResult,
+  type ScenarioResult,
+  type SideResult,
+  type SmppBenchResult,
+  type WebhooksBenchResult,
+} from './report.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 // The node flags `npm start` gives msgsvc (package.json), so the bench measures what runs in production.
@@ -76,7 +91,7 @@ const plan = {
   // Paced runs alternate too (ceiling, msgsvc, …): at these rates one stall of a few tens of ms
   // in a single 3-second run is 1 % of its requests, and sets its p99 on its own.
   pacedRounds: quick ? 1 : 3,
-  budgetSeconds: quick ? 120 : 900,
+  budgetSeconds: quick ? 175 : 1020,
   only: flags.only ? new Set(flags.only.split(',')) : undefined,
   // After the HTTP scenarios: contacts/import (bench/import-1m.ts) and the dispatcher
   // (bench/dispatch.ts), each in its own processes; their time is kept free in the budget.
@@ -84,6 +99,14 @@ const plan = {
   importSeconds: quick ? 20 : 90,
   dispatchMessages: quick ? 20_000 : 100_000,
   dispatchSeconds: quick ? 15 : 60,
+  // Then bench/smpp.ts (windows 10 and 50), bench/media.ts (a 10 MB PNG this many times, one and
+  // four 70 MB uploads) and bench/webhooks.ts, on both stores where PostgreSQL answers.
+  smppMessages: quick ? 2_000 : 10_000,
+  smppSeconds: quick ? 10 : 20,
+  mediaUploads: quick ? 3 : 10,
+  mediaSeconds: quick ? 30 : 50,
+  webhookEvents: quick ? 5_000 : 20_000,
+  webhooksSeconds: quick ? 15 : 50,
 };
 // Quick mode runs the writes and the 401 path at the smallest size only.
 const scenariosFor = (size: number): Scenario[] =>
@@ -234,8 +257,86 @@ async function main(): Promise<void> {
   // Everything must fit in the budget: each remaining run is skipped once it no longer fits.
   const deadline = started + buildMs + plan.budgetSeconds * 1000;
   const fits = (seconds: number) => Date.now() + seconds * 1000 < deadline - 5000;
+  // The runs after the HTTP scenarios, in order, each in its own process. A failure of one of the
+  // last three (a peer missing, a timeout) is recorded in result.skipped and the bench goes on.
+  const after: { name: string; size: number; seconds: number; tolerant: boolean; run: (timeoutMs: number) => Promise<void> }[] = [
+    {
+      // contacts/import of a generated CSV file (bench/import-1m.ts): 1 M rows in a full run, 100 k in a quick one.
+      name: 'contacts-import',
+      size: plan.importRows,
+      seconds: plan.importSeconds,
+      tolerant: false,
+      run: async () => {
+        log(`contacts/import of ${plan.importRows.toLocaleString('en-US')} rows (bench/import-1m.ts)`);
+        result.import = await runImportBench(plan.importRows, appRoot);
+        log(`contacts/import: ${result.import.seconds} s, ${result.import.rowsPerSecond} rows/s, peak RSS ${result.import.peakRssMB} MB`);
+      },
+    },
+    {
+      // send-group and the dispatcher (`msgsvc worker`) on SQLite and PostgreSQL (bench/dispatch.ts):
+      // 100 k messages in a full run, 20 k in a quick one.
+      name: 'dispatch',
+      size: plan.dispatchMessages,
+      seconds: plan.dispatchSeconds,
+      tolerant: false,
+      run: async () => {
+        log(`send-group and dispatcher, ${plan.dispatchMessages.toLocaleString('en-US')} messages (bench/dispatch.ts)`);
+        result.dispatch = await runDispatchBench(plan.dispatchMessages, appRoot);
+        for (const g of result.dispatch.sendGroup) log(`send-group ${g.store}: ${g.recipients} queued in ${g.seconds} s`);
+        for (const d of result.dispatch.dispatch) log(`dispatcher ${d.store}: ${d.messagesPerSecond} msg/s (${d.seconds} s)`);
+      },
+    },
+    {
+      // SMPP throughput against the Perl SMSC (bench/smpp.ts runs the dispatcher from src/ in its own process).
+      name: 'smpp',
+      size: plan.smppMessages,
+      seconds: plan.smppSeconds,
+      tolerant: true,
+      run: async (timeoutMs) => {
+        log(`SMPP, ${plan.smppMessages.toLocaleString('en-US')} messages, windows 10 and 50 (bench/smpp.ts)`);
+        const smpp = await runSummarised<SmppBenchResult>('bench/smpp.ts', [String(plan.smppMessages), '10,50'], 'SMPP', timeoutMs);
+        if (smpp.skipped) {
+          log(`SMPP skipped: ${smpp.skipped}`);
+          result.skipped.push({ scenario: 'smpp', contacts: plan.smppMessages, reason: smpp.skipped });
+          return;
+        }
+        result.smpp = smpp;
+        for (const x of smpp.runs) log(`SMPP window ${x.window}: ${x.perSecond} msg/s (SMSC CPU ${x.smscCpuPercent} %, msgsvc CPU ${x.msgsvcCpuPercent} %)`);
+      },
+    },
+    {
+      name: 'media',
+      size: plan.mediaUploads,
+      seconds: plan.mediaSeconds,
+      tolerant: true,
+      run: async (timeoutMs) => {
+        log(`media/upload: a 10 MB PNG ${plan.mediaUploads} times, one and four 70 MB uploads (bench/media.ts)`);
+        const media = await runSummarised<MediaBenchResult>('bench/media.ts', ['--uploads', String(plan.mediaUploads), ...(appRoot !== ROOT ? ['--app', appRoot] : [])], 'MEDIA', timeoutMs);
+        result.media = media;
+        for (const [store, xs] of Object.entries(media.results)) {
+          for (const x of xs ?? []) log(`media ${store} ${x.scenario}: ${x.mibPerSecond} MiB/s, peak RSS ${x.peakRssMiB} MiB`);
+        }
+        for (const why of media.skipped ?? []) log(`media skipped ${why}`);
+      },
+    },
+    {
+      name: 'webhooks',
+      size: plan.webhookEvents,
+      seconds: plan.webhooksSeconds,
+      tolerant: true,
+      run: async (timeoutMs) => {
+        log(`webhook deliveries, ${plan.webhookEvents.toLocaleString('en-US')} events (bench/webhooks.ts)`);
+        const webhooks = await runSummarised<WebhooksBenchResult>('bench/webhooks.ts', [String(plan.webhookEvents)], 'WEBHOOKS', timeoutMs);
+        result.webhooks = webhooks;
+        for (const x of webhooks.results) log(`webhooks ${x.store}: ${x.deliveriesPerSecond} deliveries/s (${x.seconds} s)`);
+        for (const why of webhooks.skipped ?? []) log(`webhooks skipped ${why}`);
+      },
+    },
+  ];
+  const selected = (name: string) => !plan.only || plan.only.has(name);
+  const secondsFrom = (i: number) => after.slice(i).reduce((n, step) => n + (selected(step.name) ? step.seconds : 0), 0);
   // The HTTP scenarios leave the time of the runs after them free.
-  const reserved = flags.only ? 0 : plan.importSeconds + plan.dispatchSeconds;
+  const reserved = secondsFrom(0);
 
   const ceilingPort = await freePort();
   const ceiling = await startServer({
@@ -248,6 +349,7 @@ async function main(): Promise<void> {
   });
 
   for (const size of plan.sizes) {
+    if (scenariosFor(size).length === 0) continue;
     const data = await generate(dataDir, size);
     result.datasets.push({ contacts: size, messages: data.messages, generateSeconds: data.generateSeconds, group: data.group, entry: data.entry });
     // sms/send spends credits: the generated balance (1,000,000) would run out over a few runs on
@@ -329,25 +431,27 @@ async function main(): Promise<void> {
   result.ceilingPeakRssMiB = ceiling.peakRssMiB();
   await ceiling.stop();
 
-  // contacts/import of a generated CSV file, in its own process (bench/import-1m.ts): 1 M rows in
-  // a full run, 100 k in a quick one.
-  const importRows = plan.importRows;
-  if (!flags.only && fits(plan.importSeconds + plan.dispatchSeconds)) {
-    log(`contacts/import of ${importRows.toLocaleString('en-US')} rows (bench/import-1m.ts)`);
-    result.import = await runImportBench(importRows, appRoot);
-    log(`contacts/import: ${result.import.seconds} s, ${result.import.rowsPerSecond} rows/s, peak RSS ${result.import.peakRssMB} MB`);
-  } else {
-    result.skipped.push({ scenario: 'contacts-import', contacts: importRows, reason: flags.only ? '--only' : 'time budget' });
-  }
-  // send-group and the dispatcher (`msgsvc worker`) on SQLite and PostgreSQL (bench/dispatch.ts):
-  // 100 k messages in a full run, 20 k in a quick one.
-  if (!flags.only && fits(plan.dispatchSeconds)) {
-    log(`send-group and dispatcher, ${plan.dispatchMessages.toLocaleString('en-US')} messages (bench/dispatch.ts)`);
-    result.dispatch = await runDispatchBench(plan.dispatchMessages, appRoot);
-    for (const g of result.dispatch.sendGroup) log(`send-group ${g.store}: ${g.recipients} queued in ${g.seconds} s`);
-    for (const d of result.dispatch.dispatch) log(`dispatcher ${d.store}: ${d.messagesPerSecond} msg/s (${d.seconds} s)`);
-  } else {
-    result.skipped.push({ scenario: 'dispatch', contacts: plan.dispatchMessages, reason: flags.only ? '--only' : 'time budget' });
+  // Each run after the HTTP scenarios starts only when it and the selected runs after it still fit.
+  for (const [i, step] of after.entries()) {
+    if (!selected(step.name)) {
+      result.skipped.push({ scenario: step.name, contacts: step.size, reason: '--only' });
+      continue;
+    }
+    if (!fits(secondsFrom(i))) {
+      log(`skipping ${step.name}: out of time budget`);
+      result.skipped.push({ scenario: step.name, contacts: step.size, reason: 'time budget' });
+      continue;
+    }
+    // A run may take up to 3 × its estimate (at least a minute), never past the watchdog.
+    const timeoutMs = Math.max(1000, Math.min(Math.max(60, 3 * step.seconds) * 1000, deadline + 25_000 - Date.now()));
+    try {
+      await step.run(timeoutMs);
+    } catch (err) {
+      if (!step.tolerant) throw err;
+      const reason = `failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 200)}`;
+      log(`${step.name} ${reason}`);
+      result.skipped.push({ scenario: step.name, contacts: step.size, reason });
+    }
   }
   result.loadAverage!.end = loadavg().map((x) => Math.round(x * 100) / 100);
   if (!keepData) rmSync(dataDir, { recursive: true, force: true });
@@ -381,6 +485,20 @@ async function runDispatchBench(messages: number, app: string): Promise<Dispatch
   const line = stdout.split('\n').find((l) => l.startsWith('DISPATCH '));
   if (!line) throw new Error(`bench/dispatch.ts printed no summary:\n${stdout}`);
   return JSON.parse(line.slice('DISPATCH '.length)) as DispatchBenchResult;
+}
+
+/**
+ * Runs one of the bench scripts (tsx) in its own process, within `timeoutMs`, and reads its
+ * summary: the last line starting with `TAG `, followed by JSON.
+ */
+async function runSummarised<T>(script: string, args: string[], tag: string, timeoutMs: number): Promise<T> {
+  const stdout = await runToCompletion(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], { MSGSVC_BENCH_REPORT_ONLY: '1' }, timeoutMs);
+  const line = stdout
+    .split('\n')
+    .filter((l) => l.startsWith(`${tag} `))
+    .at(-1);
+  if (!line) throw new Error(`${script} printed no ${tag} line: ${stdout.trim().split('\n').at(-1) ?? ''}`);
+  return JSON.parse(line.slice(tag.length + 1)) as T;
 }
 
 let watchdog: NodeJS.Timeout | undefined;

@@ -139,11 +139,13 @@ async function run(kind: 'sqlite' | 'postgres') {
 }
 
 const results = [];
+const skipped: string[] = [];
 for (const kind of stores) {
   if (kind === 'postgres' && !(await pgReachable())) {
+    skipped.push(`postgres: ${flags['pg-url']} does not answer`);
     console.log(`postgres: skipped (${flags['pg-url']} does not answer)`);
     continue;
   }
   results.push(await run(kind));
 }
-console.log(`WEBHOOKS ${JSON.stringify({ events: N, results })}`);
+console.log(`WEBHOOKS ${JSON.stringify({ events: N, results, skipped })}`);

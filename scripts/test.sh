@@ -31,7 +31,8 @@ run test/*.test.ts || exit 1
 
 if [ "$reachable" = "yes" ]; then
   echo "== store and HTTP suites on PostgreSQL =="
-  MSGSVC_TEST_STORE=postgres run test/operations-*.test.ts test/conventions-*.test.ts test/smoke.test.ts test/store-*.test.ts test/scale-*.test.ts || exit 1
+  MSGSVC_TEST_STORE=postgres run test/operations-*.test.ts test/conventions-*.test.ts test/smoke.test.ts test/store-*.test.ts test/scale-*.test.ts \
+    test/idempotency.test.ts test/webhooks.test.ts test/reliability-webhooks.test.ts || exit 1
 else
   echo "PostgreSQL/Redis tests skipped: start PostgreSQL at 127.0.0.1:5432 and Redis at 127.0.0.1:6379 (or set MSGSVC_TEST_PG_URL / MSGSVC_TEST_REDIS_URL) to enable them"
 fi

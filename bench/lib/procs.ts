@@ -193,17 +193,39 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Runs a child to completion, returns its stdout; stderr is passed through (progress bars). */
-export function runToCompletion(command: string, args: string[], env: Record<string, string> = {}): Promise<string> {
+/**
+ * Runs a child to completion, returns its stdout; stderr is passed through (progress bars). With
+ * `timeoutMs`, the child and its process group are stopped after that long, and it rejects.
+ */
+export function runToCompletion(command: string, args: string[], env: Record<string, string> = {}, timeoutMs?: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    // With a time limit the child leads its own process group, so that what it started goes too.
+    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'], detached: timeoutMs !== undefined });
     children.add(child);
     let out = '';
+    let timedOut = false;
+    const killGroup = (signal: NodeJS.Signals) => {
+      try {
+        process.kill(-child.pid!, signal);
+      } catch {
+        /* already gone */
+      }
+    };
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            killGroup('SIGTERM');
+            setTimeout(() => killGroup('SIGKILL'), 3000).unref();
+          }, timeoutMs);
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.once('error', reject);
     child.once('exit', (code) => {
+      clearTimeout(timer);
       children.delete(child);
       if (code === 0) resolve(out);
+      else if (timedOut) reject(new Error(`timed out after ${Math.round(timeoutMs! / 1000)} s`));
       else reject(new Error(`${command} ${args.join(' ')} exited with code ${code}`));
     });
   });
