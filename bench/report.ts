@@ -35,6 +35,21 @@ export interface ScenarioResult {
   ratio: number;
   /** msgsvc ÷ ceiling of each round (A B pairs). */
   roundRatios: number[];
+  /**
+   * The scenario's own floor (bench/floors/server.ts: its irreducible work on a bare Fastify server),
+   * measured in the same alternating rounds; absent for the 401 scenario and in older results.
+   */
+  floor?: SideResult;
+  /** median msgsvc req/s ÷ median floor req/s. */
+  floorRatio?: number;
+  /** median floor req/s ÷ median ceiling req/s. */
+  floorCeilingRatio?: number;
+  /**
+   * The floor's CPU µs per request ÷ msgsvc's: msgsvc ÷ floor in server CPU time. Where the load
+   * generator's one core caps both servers' req/s (cheap scenarios), the req/s ratio runs towards 1
+   * and this one still shows the gap.
+   */
+  floorCpuRatio?: number;
 }
 
 export interface DatasetResult {
@@ -189,6 +204,8 @@ export interface TargetResult {
 const MIB_TO_MB = 1.048576;
 const fmt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
 const storeName = (s: string) => (s === 'sqlite' ? 'SQLite' : s === 'postgres' ? 'PostgreSQL' : s);
+/** A ratio to a target: two decimals, three when two would round it onto the target's side. */
+const vs = (x: number, min: number) => (Math.abs(x - min) < 0.005 ? x.toFixed(3) : x.toFixed(2));
 const human = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000} M` : n >= 1000 ? `${n / 1000} k` : String(n));
 
 /** Evaluates the issue's targets on a result (at the largest size measured). */
@@ -317,6 +334,19 @@ export function evaluateTargets(r: BenchResult): TargetResult[] {
     const title = r.scenarios.find((s) => s.scenario === name)?.title ?? name;
     ratioTarget(name, 0.35, title);
   }
+  // Issue 15: every read ≥ 0.65 × its floor, every write ≥ 0.55 × its floor, at every size measured.
+  for (const [kind, min] of [['read', 0.65], ['write', 0.55]] as const) {
+    const rows = r.scenarios.filter((s) => s.kind === kind && s.floorRatio !== undefined);
+    if (rows.length === 0) continue;
+    const misses = rows.filter((s) => s.floorRatio! < min);
+    out.push({
+      target: `every ${kind} scenario ≥ ${min.toFixed(2)} × its floor (bench/floors/)`,
+      measured:
+        `${rows.length - misses.length} of ${rows.length} met` +
+        (misses.length > 0 ? `; below: ${misses.map((s) => `${s.scenario} ${vs(s.floorRatio!, min)} (${human(s.contacts)})`).join(', ')}` : `; worst ${vs(Math.min(...rows.map((s) => s.floorRatio!)), min)}`),
+      met: misses.length === 0,
+    });
+  }
   const largestRows = r.scenarios.filter((s) => s.contacts === largest && s.msgsvc.paced);
   if (largestRows.length > 0) {
     const worst = largestRows.reduce((a, b) => (b.msgsvc.paced!.p99Ms > a.msgsvc.paced!.p99Ms ? b : a));
@@ -349,7 +379,10 @@ export function renderMarkdown(r: BenchResult, resultFile: string): string {
       (r.serverPinnedToCpu !== null
         ? `Both servers pinned to CPU ${r.serverPinnedToCpu} with taskset, load generator (autocannon, ${r.plan.connections} connections) on the other CPU. `
         : `No CPU pinning (taskset missing or one CPU); autocannon with ${r.plan.connections} connections. `) +
-      `${r.plan.rounds} round(s) of ${r.plan.durationSeconds} s per server and scenario after a ${r.plan.warmupSeconds} s warm-up, ceiling and msgsvc alternating; ` +
+      `${r.plan.rounds} round(s) of ${r.plan.durationSeconds} s per server and scenario after a ${r.plan.warmupSeconds} s warm-up, ceiling${r.scenarios.some((s) => s.floor) ? ', floor' : ''} and msgsvc alternating; ` +
+      (r.scenarios.some((s) => s.floor)
+        ? "the floor (`bench/floors/server.ts`, pinned like the others) is a bare Fastify server doing only each scenario's irreducible work on the same database: msgsvc's SQL prepared once on better-sqlite3 with msgsvc's pragmas, the rows serialised with JSON.stringify, writes in one transaction; no auth, rate limit, negotiation or log line. "
+        : '') +
       `both servers run with \`node --no-memory-reducer\`, msgsvc also with the flags of \`npm start\` (${(r.msgsvc.nodeFlags ?? []).filter((f) => f !== '--no-memory-reducer').join(' ') || 'none'}), LOG_LEVEL=info, ${r.msgsvc.env.MSGSVC_DISPATCHER === '0' ? 'the dispatcher off (MSGSVC_DISPATCHER=0: sms/send only queues; the dispatcher is measured apart, below), ' : ''}${r.msgsvc.runs === 'src' ? 'running the TypeScript sources through tsx (dist/ was missing or stale)' : 'running the build in dist/ as `npm start` does'}. ` +
       `"Half load": an open-loop client at half of msgsvc's saturated req/s, at the largest size, ${r.plan.pacedRounds ?? 1} round(s) of ${r.plan.pacedSeconds} s per server alternating with the ceiling at the same rate, percentiles over all rounds; latency counted from each request's scheduled time. ` +
       `Instructions per request: ${m.perfCounters ? 'perf stat -e instructions -p PID' : 'not available (perf has no hardware counters on this machine)'}. ` +
@@ -357,9 +390,9 @@ export function renderMarkdown(r: BenchResult, resultFile: string): string {
   );
   lines.push('');
   lines.push(
-    '| Scenario | Contacts | Ceiling req/s | msgsvc req/s | msgsvc / ceiling | p50 / p99 ms, saturated (ceiling p99) | p50 / p99 ms at half load (ceiling p99 at that rate) | CPU µs/req msgsvc / ceiling | instr/req msgsvc / ceiling |',
+    '| Scenario | Contacts | Ceiling req/s | Floor req/s | msgsvc req/s | msgsvc / ceiling | msgsvc / floor (target) | msgsvc / floor by CPU µs/req | floor / ceiling | p50 / p99 ms, saturated (ceiling p99) | p50 / p99 ms at half load (ceiling p99 at that rate) | CPU µs/req msgsvc / ceiling | instr/req msgsvc / ceiling |',
   );
-  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const s of r.scenarios) {
     const instr = s.msgsvc.instructionsPerRequest !== null ? `${fmt(s.msgsvc.instructionsPerRequest)} / ${fmt(s.ceiling.instructionsPerRequest ?? NaN)}` : 'n/a';
     const title = s.page !== undefined ? `${s.title} (page ${fmt(s.page)})` : s.title;
@@ -367,8 +400,11 @@ export function renderMarkdown(r: BenchResult, resultFile: string): string {
     const ceilingPaced = s.ceiling.paced ? ` (${s.ceiling.paced.p99Ms})` : '';
     const paced = s.msgsvc.paced ? `${s.msgsvc.paced.p50Ms} / ${s.msgsvc.paced.p99Ms}${ceilingPaced} at ${fmt(s.msgsvc.paced.rate)}/s` : '–';
     const cpu = `${s.msgsvc.cpuMicrosPerRequest ?? '–'} / ${s.ceiling.cpuMicrosPerRequest ?? '–'}`;
+    const floorMin = s.kind === 'read' ? 0.65 : s.kind === 'write' ? 0.55 : undefined;
+    const vsFloor =
+      s.floorRatio !== undefined ? floorMin !== undefined ? `**${vs(s.floorRatio, floorMin)}** (${floorMin.toFixed(2)}: ${s.floorRatio >= floorMin ? 'met' : 'not met'})` : `**${s.floorRatio.toFixed(2)}**` : '–';
     lines.push(
-      `| ${title}${bad} | ${human(s.contacts)} | ${fmt(s.ceiling.medianRps)} | ${fmt(s.msgsvc.medianRps)} | **${s.ratio.toFixed(2)}** | ${s.msgsvc.p50Ms} / ${s.msgsvc.p99Ms} (${s.ceiling.p99Ms}) | ${paced} | ${cpu} | ${instr} |`,
+      `| ${title}${bad} | ${human(s.contacts)} | ${fmt(s.ceiling.medianRps)} | ${s.floor ? fmt(s.floor.medianRps) : '–'} | ${fmt(s.msgsvc.medianRps)} | **${s.ratio.toFixed(2)}** | ${vsFloor} | ${s.floorCpuRatio !== undefined ? `${s.floorCpuRatio.toFixed(2)} (${s.floor!.cpuMicrosPerRequest} µs)` : '–'} | ${s.floorCeilingRatio !== undefined ? s.floorCeilingRatio.toFixed(2) : '–'} | ${s.msgsvc.p50Ms} / ${s.msgsvc.p99Ms} (${s.ceiling.p99Ms}) | ${paced} | ${cpu} | ${instr} |`,
     );
   }
   lines.push('');

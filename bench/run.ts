@@ -5,12 +5,16 @@
  *   database made by `msgsvc generate` for each size. Both servers run with
  *   `node --no-memory-reducer`, pinned to the same core where `taskset` exists; this process (the
  *   load generator, autocannon) is pinned to another core.
- * - For each size and scenario: a warm-up of each server, then rounds of ceiling, msgsvc, ceiling,
- *   msgsvc... Reported: median req/s of each, the ratio msgsvc / ceiling, p50/p99 latency, msgsvc's
- *   peak RSS, and instructions per request where `perf stat` has counters.
+ * - Each scenario also has its own floor (bench/floors/server.ts, issue 15): a bare Fastify server
+ *   doing only the scenario's irreducible work on the same database, started beside the ceiling for
+ *   each size and pinned to the same core.
+ * - For each size and scenario: a warm-up of each server, then rounds of ceiling, floor, msgsvc,
+ *   ceiling, floor, msgsvc... Reported: median req/s of each, the ratios msgsvc / ceiling,
+ *   msgsvc / floor and floor / ceiling, p50/p99 latency, msgsvc's peak RSS, and instructions per
+ *   request where `perf stat` has counters.
  * - Results: bench/results/<date>.json; a full run also rewrites the table in docs/PERFORMANCE.md.
  * - Talks only to 127.0.0.1, stops every process it started, and stays within its time budget
- *   (full run 17 min, --quick 3 min).
+ *   (full run 30 min, --quick 4.5 min).
  * - msgsvc runs with MSGSVC_DISPATCHER=0 in every scenario: nothing is dispatched while requests
  *   are measured (sms/send queues messages; the dispatcher would then take CPU from the server on
  *   its core, and would start firing the generated scheduled messages). The dispatcher is measured
@@ -91,7 +95,9 @@ const plan = {
   // Paced runs alternate too (ceiling, msgsvc, …): at these rates one stall of a few tens of ms
   // in a single 3-second run is 1 % of its requests, and sets its p99 on its own.
   pacedRounds: quick ? 1 : 3,
-  budgetSeconds: quick ? 175 : 1020,
+  // The floor (issue 15) adds a third server to every scenario's rounds: about 1.5 × the time of
+  // the HTTP scenarios, so that every scenario still runs at both sizes.
+  budgetSeconds: quick ? 270 : 1800,
   only: flags.only ? new Set(flags.only.split(',')) : undefined,
   // After the HTTP scenarios: contacts/import (bench/import-1m.ts) and the dispatcher
   // (bench/dispatch.ts), each in its own processes; their time is kept free in the budget.
@@ -197,8 +203,8 @@ function summarise(runs: Run[]): SideResult {
   };
 }
 
-/** Sends one request of the scenario to msgsvc and checks its status, so a broken setup fails fast. */
-async function check(server: Server, scenario: Scenario, data: Dataset): Promise<void> {
+/** Sends one request of the scenario to msgsvc (or its floor) and checks its status, so a broken setup fails fast. */
+async function check(server: Server, scenario: Scenario, data: Dataset, label = 'msgsvc'): Promise<void> {
   const req = scenario.request(data);
   const res = await fetch(`${server.url}${req.path}`, {
     method: req.method ?? 'GET',
@@ -207,7 +213,7 @@ async function check(server: Server, scenario: Scenario, data: Dataset): Promise
   });
   const body = await res.text();
   if (res.status !== scenario.status) {
-    throw new Error(`${scenario.name}: msgsvc answered ${res.status} (expected ${scenario.status}): ${body.slice(0, 300)}`);
+    throw new Error(`${scenario.name}: ${label} answered ${res.status} (expected ${scenario.status}): ${body.slice(0, 300)}`);
   }
 }
 
@@ -357,6 +363,16 @@ async function main(): Promise<void> {
     if (scenariosFor(size).some((s) => s.name === 'sms-send')) {
       await runToCompletion(process.execPath, [join(appRoot, 'bin/msgsvc.js'), '--database-url', join(dataDir, `msgsvc-${size}.db`), 'credits', 'set', '--account', String(data.accountId), '--amount', String(BENCH_CREDITS)]);
     }
+    // The scenario's floor on the same database, pinned like the ceiling and msgsvc.
+    const floorPort = await freePort();
+    const floor = await startServer({
+      name: `floor-${size}`,
+      nodeArgs: [...nodeArgs, '--import', 'tsx'],
+      args: [join(ROOT, 'bench/floors/server.ts'), String(floorPort), join(dataDir, `msgsvc-${size}.db`), String(data.accountId)],
+      ...(serverCpu !== undefined ? { cpu: serverCpu } : {}),
+      port: floorPort,
+      readyPath: '/',
+    });
     const port = await freePort();
     log(`starting msgsvc on ${size.toLocaleString('en-US')} contacts`);
     const msgsvc = await startServer({
@@ -370,24 +386,30 @@ async function main(): Promise<void> {
     });
     try {
       for (const scenario of scenariosFor(size)) {
-        const needed = 2 * (plan.warmup + plan.rounds * plan.duration) + (size === plan.sizes.at(-1) ? 2 * plan.pacedRounds * plan.paced : 0) + 1;
+        const hasFloor = scenario.kind !== 'auth';
+        const needed = (hasFloor ? 3 : 2) * (plan.warmup + plan.rounds * plan.duration) + (size === plan.sizes.at(-1) ? 2 * plan.pacedRounds * plan.paced : 0) + 1;
         if (!fits(needed + reserved)) {
           log(`skipping ${scenario.name} at ${size}: out of time budget`);
           result.skipped.push({ scenario: scenario.name, contacts: size, reason: 'time budget' });
           continue;
         }
         await check(msgsvc, scenario, data);
+        if (hasFloor) await check(floor, scenario, data, 'its floor (bench/floors/server.ts)');
         const request = scenario.request(data);
         // Warm-up (JIT, caches), not recorded.
         await load(ceiling, request, plan.warmup, 200, false);
+        if (hasFloor) await load(floor, scenario.request(data), plan.warmup, scenario.status, false);
         await load(msgsvc, scenario.request(data), plan.warmup, scenario.status, false);
         const ceilingRuns: Run[] = [];
+        const floorRuns: Run[] = [];
         const msgsvcRuns: Run[] = [];
         for (let r = 0; r < plan.rounds; r++) {
           ceilingRuns.push(await load(ceiling, scenario.request(data), plan.duration, 200, m.perfCounters));
+          if (hasFloor) floorRuns.push(await load(floor, scenario.request(data), plan.duration, scenario.status, m.perfCounters));
           msgsvcRuns.push(await load(msgsvc, scenario.request(data), plan.duration, scenario.status, m.perfCounters));
         }
         const c = summarise(ceilingRuns);
+        const f = hasFloor ? summarise(floorRuns) : undefined;
         const s = summarise(msgsvcRuns);
         // Latency at a steady load below saturation (half of msgsvc's own throughput, open loop),
         // at the largest size, where the p99 target applies.
@@ -415,16 +437,25 @@ async function main(): Promise<void> {
           msgsvc: s,
           ratio: round(s.medianRps / c.medianRps, 3),
           roundRatios: msgsvcRuns.map((run, i) => round(run.rps / ceilingRuns[i]!.rps, 3)),
+          ...(f
+            ? {
+                floor: f,
+                floorRatio: round(s.medianRps / f.medianRps, 3),
+                floorCeilingRatio: round(f.medianRps / c.medianRps, 3),
+                ...(f.cpuMicrosPerRequest && s.cpuMicrosPerRequest ? { floorCpuRatio: round(f.cpuMicrosPerRequest / s.cpuMicrosPerRequest, 3) } : {}),
+              }
+            : {}),
         };
         result.scenarios.push(entry);
         log(
-          `${scenario.name.padEnd(16)} ${String(size).padStart(8)}  ceiling ${String(c.medianRps).padStart(6)}/s  msgsvc ${String(s.medianRps).padStart(6)}/s  ratio ${entry.ratio.toFixed(2)}  cpu ${s.cpuMicrosPerRequest}/${c.cpuMicrosPerRequest} µs  p99 ${s.p99Ms} ms${s.paced ? ` (at ${rate}/s: ${s.paced.p99Ms} ms [${s.paced.roundP99Ms?.join(', ')}], ceiling ${c.paced!.p99Ms} ms)` : ''}${s.unexpected ? `  UNEXPECTED ${s.unexpected}` : ''}`,
+          `${scenario.name.padEnd(16)} ${String(size).padStart(8)}  ceiling ${String(c.medianRps).padStart(6)}/s  msgsvc ${String(s.medianRps).padStart(6)}/s  ratio ${entry.ratio.toFixed(2)}${f ? `  floor ${String(f.medianRps).padStart(6)}/s  ÷floor ${entry.floorRatio!.toFixed(2)} (by CPU ${entry.floorCpuRatio?.toFixed(2) ?? '–'}, floor ${f.cpuMicrosPerRequest} µs)  floor÷ceiling ${entry.floorCeilingRatio!.toFixed(2)}${f.unexpected ? ` FLOOR UNEXPECTED ${f.unexpected}` : ''}` : ''}  cpu ${s.cpuMicrosPerRequest}/${c.cpuMicrosPerRequest} µs  p99 ${s.p99Ms} ms${s.paced ? ` (at ${rate}/s: ${s.paced.p99Ms} ms [${s.paced.roundP99Ms?.join(', ')}], ceiling ${c.paced!.p99Ms} ms)` : ''}${s.unexpected ? `  UNEXPECTED ${s.unexpected}` : ''}`,
         );
       }
     } finally {
       result.datasets.at(-1)!.msgsvcPeakRssMiB = msgsvc.peakRssMiB();
       result.datasets.at(-1)!.msgsvcRssMiB = msgsvc.rssMiB();
       await msgsvc.stop();
+      await floor.stop();
     }
     log(`msgsvc on ${size.toLocaleString('en-US')} contacts: peak RSS ${result.datasets.at(-1)!.msgsvcPeakRssMiB} MiB`);
   }
