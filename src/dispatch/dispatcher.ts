@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { PollLoop } from './poll-loop.ts';
 import { inTransaction, type Store } from '../store/db.ts';
 import * as dispatch from '../store/repositories/dispatch.ts';
 import type { ClaimedMessage } from '../store/repositories/dispatch.ts';
@@ -125,9 +126,7 @@ const noLog = { info() {}, warn() {}, error() {} };
 
 export class Dispatcher {
   private readonly log: NonNullable<DispatcherOptions['log']>;
-  private stopping = false;
-  private loop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly poll: PollLoop;
   /** Counts since construction, for metrics (stats()). */
   private readonly totals = { rounds: 0, roundErrors: 0, claimed: 0, sent: 0, failed: 0, rejected: 0, retried: 0, lost: 0, receipts: 0 };
   private readonly submits = { accepted: 0, failed: 0, retry: 0, error: 0 };
@@ -157,6 +156,17 @@ export class Dispatcher {
 
   constructor(private readonly options: DispatcherOptions) {
     this.log = options.log ?? noLog;
+    this.poll = new PollLoop({
+      pollMs: options.pollMs,
+      round: async () => {
+        const round = await this.runOnce();
+        return round.claimed > 0 || round.receipts > 0;
+      },
+      onError: (err) => {
+        this.totals.roundErrors++;
+        this.log.error({ err }, 'dispatcher round failed');
+      },
+    });
   }
 
   /** The sink the carrier pushes receipts and inbound texts to. */
@@ -182,48 +192,15 @@ export class Dispatcher {
    * the loop goes on after `pollMs`.
    */
   async start(): Promise<void> {
-    if (this.loop) return;
-    this.stopping = false;
+    if (this.poll.running) return;
     await this.options.carrier.start(this.sink);
-    this.loop = this.run();
+    this.poll.start();
   }
 
   /** Stops the loop after the round in progress (its outcomes are written), then the carrier. */
   async stop(): Promise<void> {
-    this.stopping = true;
-    this.wake?.();
-    await this.loop;
-    this.loop = undefined;
+    await this.poll.stop();
     await this.options.carrier.stop();
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopping) {
-      let busy = false;
-      try {
-        const round = await this.runOnce();
-        busy = round.claimed > 0 || round.receipts > 0;
-      } catch (err) {
-        this.totals.roundErrors++;
-        this.log.error({ err }, 'dispatcher round failed');
-      }
-      if (busy) {
-        // Back to the event loop between busy rounds. On SQLite (better-sqlite3 is synchronous) a
-        // round is all microtasks, so without this a backlog is drained without ever letting the
-        // HTTP server of `msgsvc serve` (or the log's writes) run: 100,000 queued messages froze
-        // the loop for ~6 s. One setImmediate per round of MSGSVC_DISPATCH_BATCH messages.
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      } else if (!this.stopping) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.options.pollMs);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wake = undefined;
-      }
-    }
   }
 
   /**

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { PollLoop } from './poll-loop.ts';
 import { inTransaction, type Store } from '../store/db.ts';
 import { emitEvent } from '../domain/webhooks.ts';
 import { debitCredits, refundCredits } from '../store/repositories/credits.ts';
@@ -84,48 +85,25 @@ function byAccount(rows: readonly ClaimedScheduled[]): [number, ClaimedScheduled
 
 export class Scheduler {
   private readonly log: NonNullable<SchedulerOptions['log']>;
-  private stopping = false;
-  private loop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly poll: PollLoop;
 
   constructor(private readonly options: SchedulerOptions) {
     this.log = options.log ?? noLog;
+    this.poll = new PollLoop({
+      pollMs: options.pollMs,
+      round: async () => (await this.runOnce()).claimed > 0,
+      onError: (err) => this.log.error({ err }, 'scheduler round failed'),
+    });
   }
 
   /** Starts the loop: rounds back to back while there is work, one every `pollMs` (real time) when idle. */
   start(): void {
-    if (this.loop) return;
-    this.stopping = false;
-    this.loop = this.run();
+    this.poll.start();
   }
 
   /** Stops the loop after the round in progress (its outcomes are written). */
   async stop(): Promise<void> {
-    this.stopping = true;
-    this.wake?.();
-    await this.loop;
-    this.loop = undefined;
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopping) {
-      let busy = false;
-      try {
-        busy = (await this.runOnce()).claimed > 0;
-      } catch (err) {
-        this.log.error({ err }, 'scheduler round failed');
-      }
-      if (!busy && !this.stopping) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.options.pollMs);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wake = undefined;
-      }
-    }
+    await this.poll.stop();
   }
 
   /** One round (see the class comment). Tests call it (or `drain`) with a manual clock instead of `start()`. */

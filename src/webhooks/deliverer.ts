@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { PollLoop } from '../dispatch/poll-loop.ts';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
@@ -81,9 +82,7 @@ export class WebhookDeliverer {
   private readonly log: NonNullable<DelivererOptions['log']>;
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
-  private stopping = false;
-  private loop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly poll: PollLoop;
   /** Running totals since start, for GET /metrics. */
   private readonly totals = { delivered: 0, retried: 0, failed: 0 };
 
@@ -98,44 +97,22 @@ export class WebhookDeliverer {
     const lookup = guardedLookup(options.allowPrivate) as unknown as http.AgentOptions['lookup'];
     this.httpAgent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency, lookup });
     this.httpsAgent = new https.Agent({ keepAlive: true, maxSockets: options.concurrency, lookup });
+    this.poll = new PollLoop({
+      pollMs: options.pollMs,
+      round: async () => (await this.runOnce()).claimed > 0,
+      onError: (err) => this.log.error({ err }, 'webhook delivery round failed'),
+    });
   }
 
   start(): void {
-    if (this.loop) return;
-    this.stopping = false;
-    this.loop = this.run();
+    this.poll.start();
   }
 
   /** Stops after the round in progress (its outcomes are written). */
   async stop(): Promise<void> {
-    this.stopping = true;
-    this.wake?.();
-    await this.loop;
-    this.loop = undefined;
+    await this.poll.stop();
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopping) {
-      let busy = false;
-      try {
-        busy = (await this.runOnce()).claimed > 0;
-      } catch (err) {
-        this.log.error({ err }, 'webhook delivery round failed');
-      }
-      if (busy) await new Promise<void>((resolve) => setImmediate(resolve));
-      else if (!this.stopping) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.options.pollMs);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wake = undefined;
-      }
-    }
   }
 
   /** One round (class comment). Tests call it directly with a manual clock. */

@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres, leaseClaim } from '../claim.ts';
 import { boundCount, prepareQuery } from '../prepared.ts';
 import type { Database } from '../tables.ts';
 import type { Db } from '../types.ts';
@@ -16,7 +17,6 @@ import type { Db } from '../types.ts';
  * message due again then), `lease_token` the claim's token, and `attempts` counts one more.
  */
 
-const isPostgres = (db: Kysely<Database>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /** A claimed message: what the carrier needs, and its cost for a refund. */
 export interface ClaimedMessage {
@@ -35,19 +35,7 @@ export interface ClaimedMessage {
 
 const RETURNING = 'id, account_id, number, mobile_phone, message, type_id, segments, credits, attempts, opt_out_exempt';
 
-const claim = prepareQuery((db, now: number, limit: number, leaseUntil: number, token: string) => ({
-  compile: () =>
-    (isPostgres(db)
-      ? sql`with due as materialized (
-            select id from messages where due_at <= ${now} order by due_at limit ${limit} for update skip locked)
-          update messages m set due_at = ${leaseUntil}, lease_token = ${token}, attempts = m.attempts + 1
-          from due where m.id = due.id
-          returning ${sql.raw(RETURNING.split(', ').map((c) => `m.${c}`).join(', '))}`
-      : sql`update messages set due_at = ${leaseUntil}, lease_token = ${token}, attempts = attempts + 1
-          where id in (select id from messages where due_at <= ${now} order by due_at limit ${limit})
-          returning ${sql.raw(RETURNING)}`
-    ).compile(db),
-}));
+const claim = leaseClaim<ClaimedMessage>('messages', RETURNING.split(', '), true);
 
 /**
  * Claims up to `limit` due messages (Queued and due, or `sending` with an expired lease) for
@@ -55,8 +43,8 @@ const claim = prepareQuery((db, now: number, limit: number, leaseUntil: number, 
  * `sending` is recorded before any carrier call.
  */
 export async function claimDue(db: Db, now: number, limit: number, leaseUntil: number, token: string): Promise<ClaimedMessage[]> {
-  const rows = await claim.all(db, now, limit, leaseUntil, token);
-  return (rows as ClaimedMessage[]).map((r) => ({ ...r, credits: Number(r.credits) }));
+  const rows = await claim(db, now, limit, leaseUntil, token);
+  return rows.map((r) => ({ ...r, credits: Number(r.credits) }));
 }
 
 /** `id in (the ids of a JSON array parameter)`: one statement shape whatever the count. */

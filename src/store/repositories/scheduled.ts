@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres, leaseClaim } from '../claim.ts';
 import { prepareQuery } from '../prepared.ts';
 import type { Database } from '../tables.ts';
 import type { Db } from '../types.ts';
@@ -15,7 +16,6 @@ import type { ScheduledMessageRow } from './messages.ts';
  * its scheduled rows, then `list_totals` (by the 002 triggers on insert and delete).
  */
 
-const isPostgres = (db: Kysely<Database>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /** `id in (the ids of a JSON array parameter)`: one statement shape whatever the count. */
 const jsonIds = (db: Kysely<Database>, json: unknown) =>
@@ -175,19 +175,7 @@ export interface ClaimedScheduled {
 
 const CLAIM_RETURNING = 'id, account_id, number, mobile_phone, message, type_id, status_id, scheduled_at, reserved_credits';
 
-const claim = prepareQuery((db, now: number, limit: number, leaseUntil: number, token: string) => ({
-  compile: () =>
-    (isPostgres(db)
-      ? sql`with due as materialized (
-            select id from scheduled_messages where due_at <= ${now} order by due_at limit ${limit} for update skip locked)
-          update scheduled_messages s set due_at = ${leaseUntil}, lease_token = ${token}
-          from due where s.id = due.id
-          returning ${sql.raw(CLAIM_RETURNING.split(', ').map((c) => `s.${c}`).join(', '))}`
-      : sql`update scheduled_messages set due_at = ${leaseUntil}, lease_token = ${token}
-          where id in (select id from scheduled_messages where due_at <= ${now} order by due_at limit ${limit})
-          returning ${sql.raw(CLAIM_RETURNING)}`
-    ).compile(db),
-}));
+const claim = leaseClaim<ClaimedScheduled>('scheduled_messages', CLAIM_RETURNING.split(', '), false);
 
 /**
  * Claims up to `limit` scheduled messages with work due (`due_at <= now`: a check, a DateTime, an
@@ -197,7 +185,7 @@ const claim = prepareQuery((db, now: number, limit: number, leaseUntil: number, 
  * a time). No two schedulers hold the same row.
  */
 export async function claimDueScheduled(db: Db, now: number, limit: number, leaseUntil: number, token: string): Promise<ClaimedScheduled[]> {
-  const rows = (await claim.all(db, now, limit, leaseUntil, token)) as ClaimedScheduled[];
+  const rows = await claim(db, now, limit, leaseUntil, token);
   return rows.map((r) => ({ ...r, scheduled_at: Number(r.scheduled_at), reserved_credits: Number(r.reserved_credits ?? 0) }));
 }
 

@@ -1,6 +1,5 @@
+import { leaseClaim } from '../claim.ts';
 import { boundCount } from '../prepared.ts';
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import type { Database } from '../tables.ts';
 import type { Db } from '../types.ts';
 
 /**
@@ -12,7 +11,6 @@ import type { Db } from '../types.ts';
  * still holds the row. Times: `*_at` epoch seconds, `due_at` epoch ms.
  */
 
-const isPostgres = (db: Kysely<Database>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 export interface WebhookRow {
   id: number;
@@ -181,6 +179,7 @@ export interface ClaimedDelivery {
 }
 
 const CLAIM_RETURNING = ['id', 'account_id', 'webhook_id', 'msg_id', 'payload', 'attempts'];
+const claim = leaseClaim<ClaimedDelivery>('webhook_deliveries', CLAIM_RETURNING, true);
 
 /** True when some delivery is due: a read, so an idle delivery loop takes no write lock (SQLite). */
 export async function hasDueDeliveries(db: Db, now: number): Promise<boolean> {
@@ -192,16 +191,7 @@ export async function hasDueDeliveries(db: Db, now: number): Promise<boolean> {
  * one more attempt. One autocommit statement: the claim is recorded before any HTTP call.
  */
 export async function claimDueDeliveries(db: Db, now: number, limit: number, leaseUntil: number, token: string): Promise<ClaimedDelivery[]> {
-  const q = isPostgres(db)
-    ? sql<ClaimedDelivery>`with due as materialized (
-          select id from webhook_deliveries where due_at <= ${now} order by due_at limit ${limit} for update skip locked)
-        update webhook_deliveries d set due_at = ${leaseUntil}, lease_token = ${token}, attempts = d.attempts + 1
-        from due where d.id = due.id
-        returning ${sql.raw(CLAIM_RETURNING.map((c) => `d.${c}`).join(', '))}`
-    : sql<ClaimedDelivery>`update webhook_deliveries set due_at = ${leaseUntil}, lease_token = ${token}, attempts = attempts + 1
-        where id in (select id from webhook_deliveries where due_at <= ${now} order by due_at limit ${limit})
-        returning ${sql.raw(CLAIM_RETURNING.join(', '))}`;
-  const { rows } = await q.execute(db);
+  const rows = await claim(db, now, limit, leaseUntil, token);
   return rows.map((r) => ({ ...r, id: Number(r.id), attempts: Number(r.attempts) }));
 }
 
