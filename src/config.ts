@@ -6,7 +6,16 @@ import { parseSmppUrl } from './dispatch/smpp-url.ts';
  * `postgres://` or `postgresql://` DATABASE_URL.
  */
 export type DatabaseConfig =
-  | { kind: 'sqlite'; path: string }
+  | {
+      kind: 'sqlite';
+      path: string;
+      /**
+       * Milliseconds between WAL checkpoints run by a thread of their own
+       * (MSGSVC_SQLITE_CHECKPOINT_MS, default 1000; 0 = SQLite's automatic checkpoint inside the
+       * committing request, as before; bench/levers.ts measured both). See src/store/checkpointer.ts.
+       */
+      checkpointMs?: number;
+    }
   | { kind: 'postgres'; url: string; poolSize: number; statementTimeoutMs: number };
 
 /** The whole, validated configuration of one msgsvc process. Frozen once built. */
@@ -193,6 +202,11 @@ export function parseDatabaseUrl(raw: string | undefined, pg = { poolSize: 10, s
   return { kind: 'sqlite', path: value };
 }
 
+/** A SQLite database's checkpoint interval (MSGSVC_SQLITE_CHECKPOINT_MS); PostgreSQL has none. */
+function withCheckpoints(database: DatabaseConfig, checkpointMs: number): DatabaseConfig {
+  return database.kind === 'sqlite' ? { ...database, checkpointMs } : database;
+}
+
 function rateKeyPrefix(raw: string | undefined): string {
   const value = (raw ?? '').trim() || 'msgsvc-rl';
   if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(value)) {
@@ -280,10 +294,13 @@ export function loadConfig(source: ConfigSource = process.env): Config {
   return Object.freeze({
     port: integer(source, 'PORT', 8080, 0, 65535),
     host,
-    database: parseDatabaseUrl(source.DATABASE_URL, {
-      poolSize: integer(source, 'MSGSVC_PG_POOL_SIZE', 10, 1, 1000),
-      statementTimeoutMs: integer(source, 'MSGSVC_STATEMENT_TIMEOUT_MS', 5000, 1, 600_000),
-    }),
+    database: withCheckpoints(
+      parseDatabaseUrl(source.DATABASE_URL, {
+        poolSize: integer(source, 'MSGSVC_PG_POOL_SIZE', 10, 1, 1000),
+        statementTimeoutMs: integer(source, 'MSGSVC_STATEMENT_TIMEOUT_MS', 5000, 1, 600_000),
+      }),
+      integer(source, 'MSGSVC_SQLITE_CHECKPOINT_MS', 1000, 0, 60_000),
+    ),
     rateLimit: integer(source, 'MSGSVC_RATE_LIMIT', 60, 1, 1_000_000_000),
     rateWindowSeconds: integer(source, 'MSGSVC_RATE_WINDOW', 1, 1, 86_400),
     timeZone,

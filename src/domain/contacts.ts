@@ -274,14 +274,23 @@ export async function contactList(
   store: Store,
   accountId: number,
   query: ContactListQuery,
-): Promise<{ total: number; fetch: (limit: number, offset: number) => Promise<ContactRow[]> }> {
+): Promise<{
+  total: number;
+  fetch: (limit: number, offset: number) => Promise<ContactRow[]>;
+  /** The same page as JSON text of its records with times in UTC, where the store builds it (repositories/contacts listContactsJson). */
+  json: (limit: number, offset: number) => Promise<string | undefined>;
+}> {
   const filter: ContactFilter = {};
   if (query.optedOut !== undefined) filter.optedOut = query.optedOut;
   if (query.groupId !== undefined) {
     const groupId = toId(query.groupId);
-    if (groupId === null || !(await groups.groupExists(store.db, accountId, groupId))) return { total: 0, fetch: async () => [] };
+    if (groupId === null || !(await groups.groupExists(store.db, accountId, groupId))) return { total: 0, fetch: async () => [], json: async () => '[]' };
     filter.groupId = groupId;
   }
   const total = await contacts.countContacts(store.db, accountId, filter);
-  return { total, fetch: (limit, offset) => contacts.listContacts(store.db, accountId, filter, limit, offset) };
+  return {
+    total,
+    fetch: (limit, offset) => contacts.listContacts(store.db, accountId, filter, limit, offset),
+    json: (limit, offset) => contacts.listContactsJson(store.db, accountId, filter, limit, offset),
+  };
 }

@@ -7,6 +7,11 @@ export interface TimeFormat {
   dateTime(epochSeconds: number): string;
   /** `YYYY:MM:DD HH:MM:SS`: the scheduled message DateTime (spec: colons in the date part). */
   scheduleDateTime(epochSeconds: number): string;
+  /**
+   * True when times render in UTC: the store may then render them itself (SQLite's strftime gives
+   * the same text for every time the service stores), as the JSON pages of src/store/repositories (listContactsJson, listScheduledMessagesJson) do.
+   */
+  readonly utc: boolean;
 }
 
 function pad(n: number, width = 2): string {
@@ -74,6 +79,7 @@ export function createTimeFormat(timeZone: string): TimeFormat {
   return {
     dateTime: (s) => render(s, '-'),
     scheduleDateTime: (s) => render(s, ':'),
+    utc,
   };
 }
 

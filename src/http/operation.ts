@@ -8,7 +8,7 @@ import type { Store } from '../store/db.ts';
 import { readBody } from './plugins/body.ts';
 import { requiredId, requiredParam } from './params.ts';
 import { resolvePage, setPaginationHeaders } from './serializers/pagination.ts';
-import { HttpError, setWireHeader } from './wire.ts';
+import { HttpError, JSON_TYPE, setWireHeader } from './wire.ts';
 import type { IdempotencyHooks } from './plugins/idempotency.ts';
 
 /**
@@ -73,8 +73,17 @@ export interface OperationContext {
   /**
    * Serves one page of a list (CONVENTIONS §7): resolves the page from `total`, fetches its rows,
    * sets X-Pagination-* and Link, and returns the rows mapped to records.
+   *
+   * `json` (optional): the same page as finished JSON text, when the store can build it (SQLite's
+   * json_group_array; undefined otherwise). Used only where it gives the very bytes the records
+   * would: a JSON response without `fields=`, times in UTC. The text is then the response body.
    */
-  paginate<Row, R>(total: number, fetch: (limit: number, offset: number) => Promise<Row[]>, map: (row: Row) => R): Promise<R[]>;
+  paginate<Row, R>(
+    total: number,
+    fetch: (limit: number, offset: number) => Promise<Row[]>,
+    map: (row: Row) => R,
+    json?: (limit: number, offset: number) => Promise<string | undefined>,
+  ): Promise<R[] | string>;
 }
 
 /** One operation of the API, declared once. */
@@ -201,8 +210,22 @@ class Context implements OperationContext {
     body.stream.pipe(limiter).pipe(out);
     return { mediaType: body.mediaType, contentType: body.contentType, bytes: out };
   }
-  async paginate<Row, R>(total: number, fetch: (limit: number, offset: number) => Promise<Row[]>, map: (row: Row) => R): Promise<R[]> {
+  async paginate<Row, R>(
+    total: number,
+    fetch: (limit: number, offset: number) => Promise<Row[]>,
+    map: (row: Row) => R,
+    json?: (limit: number, offset: number) => Promise<string | undefined>,
+  ): Promise<R[] | string> {
     const page = resolvePage(this.request, total);
+    if (json !== undefined && this.request.format === 'json' && this.request.queryParams.get('fields') === undefined) {
+      const text = await json(page.size, page.offset);
+      if (text !== undefined) {
+        setPaginationHeaders(this.request, this.reply, page);
+        // A string is sent as it is (no serializer); Fastify would otherwise label it text/plain.
+        this.reply.header('Content-Type', JSON_TYPE);
+        return text;
+      }
+    }
     const rows = await fetch(page.size, page.offset);
     setPaginationHeaders(this.request, this.reply, page);
     return rows.map(map);

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import type Pg from 'pg';
 import { Kysely, Migrator, sql, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
 import type { DatabaseConfig } from '../config.ts';
+import { startCheckpointer, WAL_SIZE_LIMIT_BYTES, type Checkpointer } from './checkpointer.ts';
 import type { Database } from './tables.ts';
 import type { Db } from './types.ts';
 import { initialMigration } from './migrations/001_initial.ts';
@@ -91,6 +92,18 @@ export function openStore(config: DatabaseConfig): Store {
     // 8 MiB of page cache (better-sqlite3's default is 16): it counts in the process's RSS, and
     // beyond the indexes' upper levels a million-contact database is read at random anyway.
     sqlite.pragma('cache_size = -8192');
+    // Checkpoints on a thread of their own (src/store/checkpointer.ts) when configured: this
+    // connection then only appends to the WAL, and gets SQLite's automatic checkpoint back if the
+    // thread is lost.
+    const checkpointMs = config.checkpointMs ?? 0;
+    let checkpointer: Checkpointer | undefined;
+    if (checkpointMs > 0 && config.path !== ':memory:' && !config.path.startsWith('file:')) {
+      sqlite.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+      sqlite.pragma('wal_autocheckpoint = 0');
+      checkpointer = startCheckpointer(config.path, checkpointMs, () => {
+        if (sqlite.open) sqlite.pragma('wal_autocheckpoint = 1000');
+      });
+    }
     // Kysely prepares every query it runs; this hands it the cached statement instead.
     const database = { prepare: (sql: string) => cachedStatement(sqlite, sql), close: () => sqlite.close() };
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
@@ -102,6 +115,7 @@ export function openStore(config: DatabaseConfig): Store {
       async close() {
         if (closed) return;
         closed = true;
+        await checkpointer?.close();
         await db.destroy();
       },
     };

@@ -60,6 +60,24 @@ function allRows(sqlite: SQLite.Database, sql: string, params: unknown[]): unkno
 }
 
 /**
+ * The one text value a SQLite statement returns (its first column of its first row), run straight
+ * on the connection; undefined when `db` is not SQLite, or when a transaction this query is not
+ * part of is open on the connection (the caller then takes its portable path). For SQLite-only
+ * statements with no Kysely form, such as the JSON pages of src/store/json-pages.ts.
+ */
+export function sqliteText(db: Db, sql: string, params: unknown[]): string | undefined {
+  const sqlite = sqliteHandle(db);
+  if (!sqlite || (sqlite.inTransaction && !ownsOpenTransaction(db))) return undefined;
+  return pluckStatement(sqlite, sql).get(params) as string | undefined;
+}
+
+/** True when sqliteText can answer on `db` now (SQLite, and no transaction of another query open). */
+export function sqliteDirect(db: Db): boolean {
+  const sqlite = sqliteHandle(db);
+  return sqlite !== undefined && (!sqlite.inTransaction || ownsOpenTransaction(db));
+}
+
+/**
  * A LIMIT or OFFSET value, bound as a parameter: `limit(boundCount(n))`.
  *
  * Why the cast: SQLite (3.53 here) lets the query planner read a bare bound LIMIT/OFFSET

@@ -29,7 +29,7 @@ export const contactsIndex = defineOperation({
     return async (ctx) => {
       const filters = readContactFilters({ GroupId: ctx.query('GroupId'), OptedOut: ctx.query('OptedOut') });
       const list = await contactList(store, ctx.accountId, filters);
-      return ctx.paginate(list.total, list.fetch, toRecord);
+      return ctx.paginate(list.total, list.fetch, toRecord, time.utc ? list.json : undefined);
     };
   },
 });

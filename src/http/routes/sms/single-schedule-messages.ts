@@ -19,6 +19,8 @@ export const singleScheduleMessages = defineOperation({
         await repo.countScheduledMessages(store.db, ctx.accountId),
         (limit, offset) => repo.listScheduledMessages(store.db, ctx.accountId, limit, offset),
         toRecord,
+        // SQLite renders the page's JSON itself when times are in UTC (issue 15).
+        time.utc ? (limit, offset) => repo.listScheduledMessagesJson(store.db, ctx.accountId, limit, offset) : undefined,
       );
   },
 });
