@@ -304,13 +304,13 @@ export function evaluateTargets(r: BenchResult): TargetResult[] {
       met: null,
     });
   }
-  ratioTarget('balance-json', 0.7, 'credits/balance JSON');
-  ratioTarget('balance-xml', 0.6, 'credits/balance XML');
+  // Issue 15: credits/balance against the constant ceiling (the earlier rounds asked 0.70 and 0.60);
+  // every other scenario against its own floor, below. The earlier rounds' ceiling targets for
+  // contacts/find (0.50) and the writes (0.35) are replaced by those floors.
+  ratioTarget('balance-json', 0.55, 'credits/balance JSON');
+  ratioTarget('balance-xml', 0.55, 'credits/balance XML');
   const findLarge = at('contacts-find', largest);
   const findSmall = at('contacts-find', smallest);
-  if (findLarge) {
-    out.push({ target: `contacts/find at ${human(largest!)} contacts ≥ 0.50 × ceiling`, measured: findLarge.ratio.toFixed(2), met: findLarge.ratio >= 0.5 });
-  }
   if (findLarge && findSmall && largest !== smallest) {
     const rel = findLarge.msgsvc.medianRps / findSmall.msgsvc.medianRps;
     const cpu = (findLarge.msgsvc.cpuMicrosPerRequest ?? NaN) / (findSmall.msgsvc.cpuMicrosPerRequest ?? NaN);
@@ -330,10 +330,6 @@ export function evaluateTargets(r: BenchResult): TargetResult[] {
       met: rel >= 0.5,
     });
   }
-  for (const name of ['groups-update', 'entry-update', 'keyword-reserve']) {
-    const title = r.scenarios.find((s) => s.scenario === name)?.title ?? name;
-    ratioTarget(name, 0.35, title);
-  }
   // Issue 15: every read ≥ 0.65 × its floor, every write ≥ 0.55 × its floor, at every size measured.
   for (const [kind, min] of [['read', 0.65], ['write', 0.55]] as const) {
     const rows = r.scenarios.filter((s) => s.kind === kind && s.floorRatio !== undefined);
@@ -349,21 +345,24 @@ export function evaluateTargets(r: BenchResult): TargetResult[] {
   }
   const largestRows = r.scenarios.filter((s) => s.contacts === largest && s.msgsvc.paced);
   if (largestRows.length > 0) {
-    const worst = largestRows.reduce((a, b) => (b.msgsvc.paced!.p99Ms > a.msgsvc.paced!.p99Ms ? b : a));
-    const worstSaturated = largestRows.reduce((a, b) => (b.msgsvc.p99Ms > a.msgsvc.p99Ms ? b : a));
+    // Issue 15: p99 ≤ 5 ms at half load in every scenario where the ceiling's own p99 at that rate
+    // is ≤ 3 ms (where it is not, the machine itself was not quiet enough to tell).
+    const judged = largestRows.filter((s) => s.ceiling.paced !== undefined && s.ceiling.paced.p99Ms <= 3);
+    const misses = judged.filter((s) => s.msgsvc.paced!.p99Ms > 5);
+    const notJudged = largestRows.filter((s) => !judged.includes(s));
     out.push({
-      target: `p99 ≤ 5 ms (every scenario at ${human(largest!)}, ${r.plan.connections} connections, at half of msgsvc's throughput)`,
+      target: `p99 ≤ 5 ms at half of msgsvc's throughput (${human(largest!)}, ${r.plan.connections} connections) where the ceiling's p99 at that rate is ≤ 3 ms`,
       measured:
-        `worst ${worst.msgsvc.paced!.p99Ms} ms (${worst.scenario}${worst.ceiling.paced ? `; the ceiling at the same rate: ${worst.ceiling.paced.p99Ms} ms` : ''}); ` +
-        `${largestRows.filter((s) => s.msgsvc.paced!.p99Ms <= 5).length} of ${largestRows.length} scenarios ≤ 5 ms; ` +
-        `saturated, where p99 is queueing: worst ${worstSaturated.msgsvc.p99Ms} ms (${worstSaturated.scenario})`,
-      met: worst.msgsvc.paced!.p99Ms <= 5,
+        `${judged.length - misses.length} of ${judged.length} met` +
+        (misses.length > 0 ? `; above: ${misses.map((s) => `${s.scenario} ${s.msgsvc.paced!.p99Ms} ms (ceiling ${s.ceiling.paced!.p99Ms})`).join(', ')}` : '') +
+        (notJudged.length > 0 ? `; not judged (ceiling p99 > 3 ms): ${notJudged.map((s) => `${s.scenario} ${s.msgsvc.paced!.p99Ms} ms (ceiling ${s.ceiling.paced?.p99Ms ?? '–'})`).join(', ')}` : ''),
+      met: judged.length > 0 ? misses.length === 0 : null,
     });
   }
   const ds = r.datasets.find((d) => d.contacts === largest);
   if (ds?.msgsvcPeakRssMiB !== undefined) {
     const mb = ds.msgsvcPeakRssMiB * MIB_TO_MB;
-    out.push({ target: `RSS ≤ 200 MB at ${human(largest!)} contacts`, measured: `peak ${mb.toFixed(0)} MB (${ds.msgsvcPeakRssMiB.toFixed(0)} MiB)`, met: mb <= 200 });
+    out.push({ target: `RSS ≤ 200 MB at ${human(largest!)} contacts with ${human(largest!)} messages in the log`, measured: `peak ${mb.toFixed(0)} MB (${ds.msgsvcPeakRssMiB.toFixed(0)} MiB)`, met: mb <= 200 });
   }
   return out;
 }

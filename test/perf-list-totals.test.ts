@@ -118,10 +118,22 @@ for (const kind of kinds) {
   test(`[${kind}] generate creates the documented shape`, { timeout: 120_000 }, async (t) => {
     const { store } = await open(t, kind);
     const g = await generateAccount(store, { contacts: 1000 });
-    assert.deepEqual(g.rows, { contacts: 1000, groupMembers: 1334, customFieldEntries: 1034, scheduledMessages: 1000 });
+    assert.deepEqual(g.rows, { contacts: 1000, groupMembers: 1334, customFieldEntries: 1034, scheduledMessages: 1000, logMessages: 0 });
     assert.equal(g.groups, 10);
     assert.ok(g.group.members > 100 && g.group.members < 200, `group of typical size: ${g.group.members}`);
     assert.ok(g.entry.id > 0 && g.entry.customFieldId > 0 && g.entry.contactId > 0);
     assert.equal(await messages.countScheduledMessages(store.db, g.accountId), 1000);
+  });
+
+  test(`[${kind}] generate --log-messages fills the message log with Delivered messages`, { timeout: 120_000 }, async (t) => {
+    const { store } = await open(t, kind);
+    const g = await generateAccount(store, { contacts: 100, messages: 0, logMessages: 2500 });
+    assert.equal(g.rows.logMessages, 2500);
+    const rows = await store.db.selectFrom('messages').select(['status_id', 'direction', 'account_id']).where('account_id', '=', g.accountId).execute();
+    assert.equal(rows.length, 2500);
+    assert.ok(rows.every((r) => r.status_id === 3 && r.direction === 1), 'Delivered outbound messages');
+    // None is due for the dispatcher.
+    const due = await store.db.selectFrom('messages').select('id').where('account_id', '=', g.accountId).where('due_at', 'is not', null).execute();
+    assert.equal(due.length, 0);
   });
 }

@@ -278,13 +278,25 @@ export function buildCli(): Command {
     .description('create a NEW account with N contacts and related rows (load testing); prints a JSON summary with its token')
     .requiredOption('--contacts <n>', 'contacts to create (e.g. 10000, 100000, 1000000)', wholeNumberAtLeast0)
     .option('--messages <n>', 'scheduled messages to create (default: as many as contacts)', wholeNumberAtLeast0)
+    .option('--log-messages <n>', 'Delivered messages to put in the message log (default 0)', wholeNumberAtLeast0)
     .option('--name <name>', 'account name')
-    .action(async (opts: { contacts: number; messages?: number; name?: string }) => {
+    .action(async (opts: { contacts: number; messages?: number; logMessages?: number; name?: string }) => {
       const bar = progressBar('contacts');
       const summary = await withStore(config(), (store) =>
-        generateAccount(store, { contacts: opts.contacts, ...(opts.messages !== undefined ? { messages: opts.messages } : {}), ...(opts.name ? { name: opts.name } : {}) }, bar.update),
+        generateAccount(
+          store,
+          {
+            contacts: opts.contacts,
+            ...(opts.messages !== undefined ? { messages: opts.messages } : {}),
+            ...(opts.logMessages !== undefined ? { logMessages: opts.logMessages } : {}),
+            ...(opts.name ? { name: opts.name } : {}),
+          },
+          bar.update,
+        ),
       );
-      bar.done(`${summary.rows.contacts} contacts, ${summary.rows.groupMembers} memberships, ${summary.rows.customFieldEntries} entries, ${summary.rows.scheduledMessages} messages in ${summary.seconds} s`);
+      bar.done(
+        `${summary.rows.contacts} contacts, ${summary.rows.groupMembers} memberships, ${summary.rows.customFieldEntries} entries, ${summary.rows.scheduledMessages} scheduled messages, ${summary.rows.logMessages} messages in the log in ${summary.seconds} s`,
+      );
       out(summary);
     });
 

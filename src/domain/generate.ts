@@ -5,6 +5,7 @@ import * as accounts from '../store/repositories/accounts.ts';
 import * as numbers from '../store/repositories/numbers.ts';
 import { issueToken } from './accounts.ts';
 import { nowSeconds } from './time.ts';
+import { DIRECTION_OUTBOUND, LOG_STATUS } from './statuses.ts';
 
 /**
  * The load generator behind `msgsvc generate` and `npm run bench`: ONE account holding N
@@ -19,6 +20,8 @@ import { nowSeconds } from './time.ts';
  * - 5 custom fields; contact i has an entry for field 1 when i is even, field 2 when i mod 3 = 0,
  *   field 3 when i mod 5 = 0 (about 1.03 entries per contact);
  * - `messages` scheduled single messages (default N), one in five an MMS, statuses 1-3 in turn;
+ * - `logMessages` messages in the message log (default 0): outbound SMS from 55155 to contact
+ *   m mod N, Delivered, sent over the past days, one credit each (what months of sending leave);
  * - the demo account's five numbers (55155 and 15550100001 Active), 1,000,000 credits, and a token.
  */
 
@@ -26,6 +29,8 @@ export interface GenerateOptions {
   contacts: number;
   /** Scheduled messages to create (default: as many as contacts). */
   messages?: number;
+  /** Delivered messages to put in the message log (default 0). */
+  logMessages?: number;
   name?: string;
 }
 
@@ -44,7 +49,7 @@ export interface GeneratedAccount {
   groups: number;
   customFields: number;
   /** Rows per kind, as written. */
-  rows: { contacts: number; groupMembers: number; customFieldEntries: number; scheduledMessages: number };
+  rows: { contacts: number; groupMembers: number; customFieldEntries: number; scheduledMessages: number; logMessages: number };
   /** An Active number of the account (keyword/reserve). */
   activeNumber: string;
   /** A group of typical size (groups/update). */
@@ -133,11 +138,13 @@ async function generate(store: Store, options: GenerateOptions, onProgress: (p: 
     };
   });
 
-  const rows = { contacts: 0, groupMembers: 0, customFieldEntries: 0, scheduledMessages: 0 };
+  const rows = { contacts: 0, groupMembers: 0, customFieldEntries: 0, scheduledMessages: 0, logMessages: 0 };
+  const logCount = options.logMessages ?? 0;
   const contactIds: number[] = [];
   let entrySample: GeneratedAccount['entry'] | undefined;
   const groupSizes = new Map<number, number>();
-  for (let from = 0; from < Math.max(total, messageCount); from += CHUNK) {
+  const rounds = Math.max(total, messageCount, logCount);
+  for (let from = 0; from < rounds; from += CHUNK) {
     const to = Math.min(from + CHUNK, total);
     await bulkTransaction(store, async (w) => {
       const contactRows = [];
@@ -217,12 +224,37 @@ async function generate(store: Store, options: GenerateOptions, onProgress: (p: 
         });
       }
       if (messageRows.length > 0) await w.insert('scheduled_messages', messageRows);
+      const logRows = [];
+      for (let m = from; m < Math.min(from + CHUNK, logCount); m++) {
+        // Oldest first, one a minute up to an hour ago.
+        const sent = now - 3600 - (logCount - m) * 60;
+        logRows.push({
+          account_id: accountId,
+          direction: DIRECTION_OUTBOUND,
+          number: '55155',
+          mobile_phone: contactDigits(total > 0 ? m % total : m),
+          message: TEXTS[m % TEXTS.length]!,
+          type_id: 1,
+          status_id: LOG_STATUS.DELIVERED,
+          segments: 1,
+          credits: 1,
+          error_code: '',
+          created_at: sent,
+          sent_at: sent,
+          delivered_at: sent + 5,
+          opt_out_exempt: 0,
+          attempts: 1,
+          carrier_message_id: `gen-${m}`,
+        });
+      }
+      if (logRows.length > 0) await w.insert('messages', logRows);
+      rows.logMessages += logRows.length;
       rows.contacts += contactRows.length;
       rows.groupMembers += members.length;
       rows.customFieldEntries += entries.length;
       rows.scheduledMessages += messageRows.length;
     });
-    onProgress({ done: Math.min(from + CHUNK, Math.max(total, messageCount)), total: Math.max(total, messageCount) });
+    onProgress({ done: Math.min(from + CHUNK, rounds), total: rounds });
   }
 
   const { token } = await issueToken(store, accountId, 'generate');

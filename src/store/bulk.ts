@@ -16,7 +16,7 @@ import type { Db } from './types.ts';
  */
 
 /** Tables the generator fills in bulk. */
-export type BulkTable = 'contacts' | 'groups' | 'group_members' | 'custom_fields' | 'custom_field_entries' | 'scheduled_messages';
+export type BulkTable = 'contacts' | 'groups' | 'group_members' | 'custom_fields' | 'custom_field_entries' | 'scheduled_messages' | 'messages';
 
 type Row<T extends BulkTable> = Insertable<Database[T]>;
 
@@ -145,7 +145,7 @@ export async function withBulkSettings<T>(store: Store, fn: () => Promise<T>): P
 export async function bulkTransaction<T>(store: Store, fn: (writer: BulkWriter) => Promise<T>): Promise<T> {
   const sqlite = sqliteHandle(store.db);
   if (!sqlite) return store.db.transaction().execute((tx) => fn(kyselyWriter(tx)));
-  sqlite.exec('BEGIN');
+  sqlite.exec('BEGIN IMMEDIATE');
   try {
     const result = await fn(sqliteWriter(store.db, sqlite));
     sqlite.exec('COMMIT');

@@ -183,11 +183,15 @@ export async function migrateToLatest(store: Store): Promise<string[]> {
  * Runs `fn` in one transaction: it commits when `fn` resolves and rolls back when it throws,
  * so a multi-step write lands whole or not at all.
  *
- * `options.immediate` (SQLite; PostgreSQL ignores it): BEGIN IMMEDIATE, which takes the write
- * lock at the start, waiting up to busy_timeout for another process's writer. Use it for write
- * transactions that other processes write beside (the dispatcher, `msgsvc worker`, sends):
- * a deferred transaction whose first write meets another connection's lock fails at once with
- * SQLITE_BUSY instead of waiting.
+ * On SQLite every transaction starts with BEGIN IMMEDIATE (`options.immediate`, default true;
+ * PostgreSQL ignores it): it takes the write lock at the start, waiting up to busy_timeout for
+ * another process's writer (`msgsvc worker`, the workers of `serve --workers`, another instance on
+ * the same file). A deferred transaction that reads and then writes fails at once with
+ * SQLITE_BUSY ("database is locked") when another process committed in between, whatever
+ * busy_timeout says: found by bench/workers.ts, where two workers answered hundreds of
+ * custom-contact-fields-entry/update requests with 500 and 503. Within one process the one
+ * connection serialises transactions anyway, so IMMEDIATE costs nothing there.
+ * `immediate: false` is for a transaction that only reads.
  */
 export function inTransaction<T>(store: Store, fn: (tx: Db) => Promise<T>, options: { immediate?: boolean } = {}): Promise<T> {
   const sqlite = sqliteHandles.get(store.db);
@@ -196,7 +200,7 @@ export function inTransaction<T>(store: Store, fn: (tx: Db) => Promise<T>, optio
   // out, Kysely's and the direct path's alike (the direct path steps aside while a transaction is
   // open); BEGIN/COMMIT and the transaction's own prepared queries then run straight on it.
   return store.db.connection().execute(async (tx) => {
-    cachedStatement(sqlite, options.immediate ? 'BEGIN IMMEDIATE' : 'BEGIN').run();
+    cachedStatement(sqlite, options.immediate === false ? 'BEGIN' : 'BEGIN IMMEDIATE').run();
     sqliteHandles.set(tx, sqlite);
     ownTransactions.add(tx);
     try {
