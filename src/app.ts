@@ -33,6 +33,11 @@ export interface AppDeps {
    * process; absent: `not running`. Informational: messages queue while the carrier is away.
    */
   carrierState?: () => string;
+  /**
+   * This process is a `serve --workers` worker (src/cluster.ts): without REDIS_URL its rate-limit
+   * counters are kept by the primary, exact across the workers; absent: kept in this process.
+   */
+  clusterRateLimit?: boolean;
   /** Where log lines go (default stdout). */
   logDestination?: DestinationStream;
   /** The counters of the dispatcher running in this process, for GET /metrics (absent: none runs here). */
@@ -398,7 +403,9 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
     throw new HttpError(405, `Method Not Allowed. This URL can only handle the following request methods: ${allow}.`);
   });
 
-  const limits = createRateLimiterBackend(config.rateLimit, config.rateWindowSeconds, config.redisUrl, config.rateKeyPrefix, app.log);
+  const limits = createRateLimiterBackend(config.rateLimit, config.rateWindowSeconds, config.redisUrl, config.rateKeyPrefix, app.log, {
+    cluster: deps.clusterRateLimit === true,
+  });
   app.addHook('onClose', async () => limits.close());
 
   // Operational probes, outside /v1 and without a token: liveness, and readiness of the

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js';
 import { parseSmppUrl } from './dispatch/smpp-url.ts';
 
@@ -22,6 +23,13 @@ export type DatabaseConfig =
 export interface Config {
   /** TCP port to listen on (PORT). */
   readonly port: number;
+  /**
+   * HTTP worker processes of `msgsvc serve` (`--workers`, MSGSVC_WORKERS: a whole number 1 to 256
+   * or `auto`; default `auto` = the host's cores minus one, at least 1, leaving one core to the
+   * primary). 1: one process, no cluster. More: node:cluster workers sharing the port, with the
+   * dispatcher and the rate-limit counter in the primary (src/cluster.ts).
+   */
+  readonly workers: number;
   /** Interface to bind (HOST). */
   readonly host: string;
   readonly database: DatabaseConfig;
@@ -173,6 +181,16 @@ function integer(source: ConfigSource, name: string, fallback: number, min: numb
   return value;
 }
 
+/** MSGSVC_WORKERS: `auto` (or unset: cores − 1, at least 1) or a whole number 1 to 256. */
+function workerCount(raw: string | undefined): number {
+  const value = (raw ?? '').trim().toLowerCase();
+  if (value === '' || value === 'auto') return Math.max(1, availableParallelism() - 1);
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 256) {
+    throw new ConfigError(`MSGSVC_WORKERS must be a whole number between 1 and 256, or auto, got ${JSON.stringify(raw)}`);
+  }
+  return Number(value);
+}
+
 function toggle(source: ConfigSource, name: string, fallback: boolean): boolean {
   const raw = source[name];
   if (raw === undefined || raw === '') return fallback;
@@ -293,6 +311,7 @@ export function loadConfig(source: ConfigSource = process.env): Config {
   const host = (source.HOST ?? '').trim() || '127.0.0.1';
   return Object.freeze({
     port: integer(source, 'PORT', 8080, 0, 65535),
+    workers: workerCount(source.MSGSVC_WORKERS),
     host,
     database: withCheckpoints(
       parseDatabaseUrl(source.DATABASE_URL, {

@@ -1,8 +1,8 @@
 import closeWithGrace from 'close-with-grace';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
-import { createDemoAccount, demoCurlLines } from './cli/demo.ts';
+import { createDemoAccount, demoCurlLines, type DemoAccount } from './cli/demo.ts';
 import { recordMappers } from './http/schemas/index.ts';
 import { createTimeFormat } from './domain/time.ts';
 import { migrateToLatest, openStore, type Store } from './store/db.ts';
@@ -10,6 +10,7 @@ import { countAccounts } from './store/repositories/accounts.ts';
 import type { WebhookDeliverer } from './webhooks/deliverer.ts';
 import { createDispatcher, createScheduler, createWebhookDeliverer, type Dispatcher } from './dispatch/index.ts';
 import { createLogger } from './http/log.ts';
+import cluster from 'node:cluster';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -18,6 +19,14 @@ export interface RunningServer {
   url: string;
   /** Stops accepting connections, finishes in-flight requests, closes the database. */
   close(): Promise<void>;
+}
+
+/** Set by a `serve --workers` primary in the environment of the workers it forks (src/cluster.ts). */
+export const CLUSTER_WORKER_ENV = 'MSGSVC_CLUSTER_WORKER';
+
+/** True in a worker forked by `serve --workers` (not in one of another cluster manager, such as pm2's). */
+function isClusterWorker(): boolean {
+  return cluster.isWorker && process.env[CLUSTER_WORKER_ENV] === '1';
 }
 
 function banner(token: string, curls: string[]): string {
@@ -32,51 +41,107 @@ function banner(token: string, curls: string[]): string {
   ].join('\n');
 }
 
+/** `http://host:port` a client reaches the server at (127.0.0.1 when it listens on every interface). */
+export function serverUrl(host: string, port: number): string {
+  const bracketed = host.includes(':') ? `[${host}]` : host;
+  return `http://${bracketed === '0.0.0.0' || bracketed === '[::]' ? '127.0.0.1' : bracketed}:${port}`;
+}
+
+/** Writes the first-start banner (the demo account's token and curl lines for `url`) to `print` (default stdout). */
+export function printDemoBanner(demo: DemoAccount, url: string, print: (text: string) => void = (t) => process.stdout.write(t)): void {
+  print(banner(demo.token, demoCurlLines(url, demo)) + '\n');
+}
+
+/**
+ * Opens the database and applies migrations; on first start (when `config.demo` and there is no
+ * account yet) creates the demo account, returned so that its banner can be printed once the
+ * server's URL is known. Closes the database when any step fails.
+ */
+export async function openPreparedStore(config: Config): Promise<{ store: Store; firstStartDemo: DemoAccount | undefined }> {
+  const store = openStore(config.database);
+  try {
+    await migrateToLatest(store);
+    let firstStartDemo: DemoAccount | undefined;
+    if (config.demo && (await countAccounts(store.db)) === 0) {
+      firstStartDemo = await createDemoAccount(store, recordMappers(createTimeFormat(config.timeZone)), config.defaultRegion);
+    }
+    return { store, firstStartDemo };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}
+
+/** The background loops of one host: the dispatcher, the scheduler and the webhook deliverer. */
+export interface HostLoops {
+  /** The carrier's state for /readyz: `ok`, `unavailable`, or `not running` (no dispatcher here). */
+  carrierState(): string;
+  dispatcherStats(): ReturnType<Dispatcher['stats']> | undefined;
+  webhookStats(): ReturnType<WebhookDeliverer['stats']> | undefined;
+  start(): Promise<void>;
+  /** Stops them, the dispatcher last: its round in progress writes its outcomes before the store closes. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The loops `serve` runs when `config.dispatcher` (none otherwise): API-EXTENSIONS §8, the
+ * dispatcher runs inside serve unless MSGSVC_DISPATCHER=0; §6, scheduled messages are checked and
+ * sent wherever the dispatcher runs; §10, webhook deliveries are sent wherever the dispatcher runs.
+ */
+export function createHostLoops(config: Config, store: Store, log: FastifyBaseLogger): HostLoops {
+  const dispatcher = config.dispatcher ? createDispatcher(config, store, { log }) : undefined;
+  const scheduler = config.dispatcher ? createScheduler(config, store, { log }) : undefined;
+  const deliverer = config.dispatcher ? createWebhookDeliverer(config, store, { log }) : undefined;
+  return {
+    carrierState: () => dispatcher?.carrierState() ?? 'not running',
+    dispatcherStats: () => dispatcher?.stats(),
+    webhookStats: () => deliverer?.stats(),
+    async start() {
+      await dispatcher?.start();
+      scheduler?.start();
+      deliverer?.start();
+    },
+    stop: () =>
+      Promise.resolve(scheduler?.stop())
+        .then(() => deliverer?.stop())
+        .then(() => dispatcher?.stop()),
+  };
+}
+
 /**
  * Opens the database, applies migrations, seeds a demo account on first start (when
  * `config.demo` and there is no account yet), and listens.
  * @param options.print where the demo banner goes (default stdout).
+ * @param options.carrierState the carrier's state for /readyz when the dispatcher runs elsewhere
+ *   (a `serve --workers` worker: the primary's); default this process's own loops.
+ * @param options.clusterRateLimit this process is a `serve --workers` worker (see AppDeps).
  */
-export async function startServer(config: Config, options: { print?: (text: string) => void } = {}): Promise<RunningServer> {
-  const store = openStore(config.database);
+export async function startServer(
+  config: Config,
+  options: { print?: (text: string) => void; carrierState?: () => string; clusterRateLimit?: boolean } = {},
+): Promise<RunningServer> {
+  const { store, firstStartDemo } = await openPreparedStore(config);
   try {
-    await migrateToLatest(store);
-    let dispatcher: Dispatcher | undefined;
-    let deliverer: WebhookDeliverer | undefined;
+    let loops: HostLoops | undefined;
     const app = buildApp(config, {
       store,
-      carrierState: () => dispatcher?.carrierState() ?? 'not running',
-      dispatcherStats: () => dispatcher?.stats(),
-      webhookStats: () => deliverer?.stats(),
+      carrierState: options.carrierState ?? (() => loops?.carrierState() ?? 'not running'),
+      dispatcherStats: () => loops?.dispatcherStats(),
+      webhookStats: () => loops?.webhookStats(),
+      ...(options.clusterRateLimit ? { clusterRateLimit: true } : {}),
     });
-    // API-EXTENSIONS §8: the dispatcher runs inside serve unless MSGSVC_DISPATCHER=0.
-    if (config.dispatcher) dispatcher = createDispatcher(config, store, { log: app.log });
-    // API-EXTENSIONS §6: scheduled messages are checked and sent wherever the dispatcher runs.
-    const scheduler = config.dispatcher ? createScheduler(config, store, { log: app.log }) : undefined;
-    // API-EXTENSIONS §10: webhook deliveries are sent wherever the dispatcher runs.
-    if (config.dispatcher) deliverer = createWebhookDeliverer(config, store, { log: app.log });
-    let firstStartDemo: Awaited<ReturnType<typeof createDemoAccount>> | undefined;
-    if (config.demo && (await countAccounts(store.db)) === 0) {
-      firstStartDemo = await createDemoAccount(store, recordMappers(createTimeFormat(config.timeZone)), config.defaultRegion);
-    }
+    const background = (loops = createHostLoops(config, store, app.log));
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`;
-    if (firstStartDemo) {
-      (options.print ?? ((t) => process.stdout.write(t)))(banner(firstStartDemo.token, demoCurlLines(url, firstStartDemo)) + '\n');
-    }
-    await dispatcher?.start();
-    scheduler?.start();
-    deliverer?.start();
+    const url = serverUrl(config.host, typeof address === 'object' && address ? address.port : config.port);
+    if (firstStartDemo) printDemoBanner(firstStartDemo, url, options.print);
+    await background.start();
     let closing: Promise<void> | undefined;
     return {
       app,
       store,
       url,
-      // The dispatcher first: its round in progress writes its outcomes before the store closes.
-      close: () => (closing ??= Promise.resolve(scheduler?.stop()).then(() => deliverer?.stop()).then(() => dispatcher?.stop()).then(() => app.close()).then(() => store.close())),
+      close: () => (closing ??= background.stop().then(() => app.close()).then(() => store.close())),
     };
   } catch (err) {
     await store.close();
@@ -84,8 +149,13 @@ export async function startServer(config: Config, options: { print?: (text: stri
   }
 }
 
-/** Runs the server until SIGINT/SIGTERM, then closes gracefully (in-flight requests finish) and exits 0. */
+/**
+ * Runs the server until SIGINT/SIGTERM, then closes gracefully (in-flight requests finish) and exits 0.
+ * With `config.workers` above 1: a primary and that many HTTP workers (src/cluster.ts).
+ */
 export async function serve(config: Config): Promise<void> {
+  // `--workers` above 1 (and every worker it forks): node:cluster, src/cluster.ts.
+  if (config.workers > 1 || isClusterWorker()) return (await import('./cluster.ts')).serveCluster(config);
   const server = await startServer(config);
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) server.app.log.error({ err }, 'shutting down after an error');
@@ -101,15 +171,11 @@ export async function serve(config: Config): Promise<void> {
 export async function runWorker(config: Config): Promise<void> {
   const store = openStore(config.database);
   const log = createLogger(config.logLevel);
-  let dispatcher: Dispatcher;
-  const scheduler = createScheduler(config, store, { log });
-  const deliverer = createWebhookDeliverer(config, store, { log });
+  // `msgsvc worker` runs the loops whatever MSGSVC_DISPATCHER says (API-EXTENSIONS §8).
+  const loops = createHostLoops({ ...config, dispatcher: true }, store, log);
   try {
     await migrateToLatest(store);
-    dispatcher = createDispatcher(config, store, { log });
-    await dispatcher.start();
-    scheduler.start();
-    deliverer.start();
+    await loops.start();
   } catch (err) {
     await store.close();
     throw err;
@@ -118,9 +184,7 @@ export async function runWorker(config: Config): Promise<void> {
   closeWithGrace({ delay: 30_000 }, async ({ signal, err }) => {
     if (err) log.error({ err }, 'worker shutting down after an error');
     else log.info({ signal }, 'worker shutting down');
-    await scheduler.stop();
-    await deliverer.stop();
-    await dispatcher.stop();
+    await loops.stop();
     await store.close();
   });
 }

@@ -129,3 +129,25 @@ describe('parseDatabaseUrl', () => {
     }
   });
 });
+
+describe('MSGSVC_WORKERS (serve --workers)', () => {
+  test('unset, blank and auto: the cores minus one, at least 1', async () => {
+    const { availableParallelism } = await import('node:os');
+    const auto = Math.max(1, availableParallelism() - 1);
+    for (const raw of [undefined, '', 'auto', ' AUTO ']) assert.equal(loadConfig({ MSGSVC_WORKERS: raw }).workers, auto, String(raw));
+  });
+  test('a whole number from 1 to 256', () => {
+    assert.equal(loadConfig({ MSGSVC_WORKERS: '1' }).workers, 1);
+    assert.equal(loadConfig({ MSGSVC_WORKERS: '16' }).workers, 16);
+    assert.equal(loadConfig({ MSGSVC_WORKERS: '256' }).workers, 256);
+  });
+  test('anything else is a ConfigError naming the setting', () => {
+    for (const raw of ['0', '257', '-1', '1.5', 'x', 'auto2']) {
+      assert.throws(
+        () => loadConfig({ MSGSVC_WORKERS: raw }),
+        (err: unknown) => err instanceof ConfigError && err.message.startsWith('MSGSVC_WORKERS must be a whole number between 1 and 256, or auto'),
+        raw,
+      );
+    }
+  });
+});

@@ -28,6 +28,7 @@ const FLAG_ENV: Record<string, string> = {
   defaultRegion: 'MSGSVC_DEFAULT_REGION',
   bodyLimit: 'MSGSVC_BODY_LIMIT',
   logLevel: 'LOG_LEVEL',
+  workers: 'MSGSVC_WORKERS',
 };
 
 function configFrom(opts: Record<string, unknown>): Config {
@@ -51,7 +52,9 @@ function wholeNumber(value: string): number {
 
 /** Opens and migrates the configured database, runs `fn`, and always closes it. */
 async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
-  const store = openStore(config.database);
+  // A command that runs and exits needs no checkpoint thread (src/store/checkpointer.ts): SQLite's
+  // own automatic checkpoint, and the last connection's close, keep its WAL short.
+  const store = openStore(config.database.kind === 'sqlite' ? { ...config.database, checkpointMs: 0 } : config.database);
   try {
     await migrateToLatest(store);
     return await fn(store);
@@ -97,6 +100,7 @@ export function buildCli(): Command {
     .option('--body-limit <bytes>', 'largest request body in bytes (env MSGSVC_BODY_LIMIT, default 102400)')
     .option('--log-level <level>', 'pino log level (env LOG_LEVEL, default info)')
     .option('--no-demo', 'do not create a demo account on first start (env MSGSVC_DEMO=0)')
+    .option('--workers <n|auto>', 'HTTP worker processes sharing the port, 1 to 256 or auto = cores - 1 (env MSGSVC_WORKERS, default auto)')
     .action(async (opts) => {
       // Loaded only here: the other commands need no HTTP stack, and start faster without it.
       const { serve } = await import('../main.ts');
