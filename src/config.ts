@@ -12,7 +12,7 @@ export type DatabaseConfig =
       path: string;
       /**
        * Milliseconds between WAL checkpoints run by a thread of their own
-       * (MSGSVC_SQLITE_CHECKPOINT_MS, default 1000; 0 = SQLite's automatic checkpoint inside the
+       * (MSGSVC_SQLITE_CHECKPOINT_MS, default 200; 0 = SQLite's automatic checkpoint inside the
        * committing request, as before; bench/levers.ts measured both). See src/store/checkpointer.ts.
        */
       checkpointMs?: number;
@@ -318,7 +318,7 @@ export function loadConfig(source: ConfigSource = process.env): Config {
         poolSize: integer(source, 'MSGSVC_PG_POOL_SIZE', 10, 1, 1000),
         statementTimeoutMs: integer(source, 'MSGSVC_STATEMENT_TIMEOUT_MS', 5000, 1, 600_000),
       }),
-      integer(source, 'MSGSVC_SQLITE_CHECKPOINT_MS', 1000, 0, 60_000),
+      integer(source, 'MSGSVC_SQLITE_CHECKPOINT_MS', 200, 0, 60_000),
     ),
     rateLimit: integer(source, 'MSGSVC_RATE_LIMIT', 60, 1, 1_000_000_000),
     rateWindowSeconds: integer(source, 'MSGSVC_RATE_WINDOW', 1, 1, 86_400),

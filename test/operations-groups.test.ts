@@ -10,6 +10,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { DemoAccount } from '../src/cli/demo.ts';
 import { OPERATIONS } from '../src/http/routes/index.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
+import { sqliteHandle } from '../src/store/db.ts';
 import {
   assert422,
   assertBody,
@@ -504,19 +505,34 @@ test('groups/add-contacts: 1,000 ids in one request (a duplicate list counts its
 
 test('groups: one query for a page\'s members, one for checking 1,000 ids, one statement for writing them', async (t) => {
   const { ctx, demo } = await setup(t);
-  // Every query that goes through Kysely, transactions included (all of them on PostgreSQL; on
-  // SQLite the prepared fixed-shape queries run straight on the connection, the variable-length
-  // ones counted here do not): spy on the executors' shared prototype.
-  const proto = Object.getPrototypeOf(ctx.store.db.getExecutor()) as { executeQuery: (query: { sql: string }, ...rest: unknown[]) => unknown };
-  const original = proto.executeQuery;
+  // Every statement run: on SQLite every one, prepared paths and Kysely alike, ends in a
+  // better-sqlite3 statement (spy on their prototype, `source` is the SQL); on PostgreSQL every
+  // one goes through Kysely (spy on the executors' shared prototype).
   const seen: string[] = [];
-  proto.executeQuery = function (this: unknown, query, ...rest) {
-    seen.push(query.sql);
-    return original.call(this, query, ...rest);
-  };
-  t.after(() => {
-    proto.executeQuery = original;
-  });
+  const sqlite = sqliteHandle(ctx.store.db);
+  if (sqlite) {
+    const proto = Object.getPrototypeOf(sqlite.prepare('select 1')) as Record<'run' | 'get' | 'all', (...args: unknown[]) => unknown>;
+    for (const method of ['run', 'get', 'all'] as const) {
+      const original = proto[method];
+      proto[method] = function (this: { source: string }, ...args: unknown[]) {
+        seen.push(this.source);
+        return original.apply(this, args);
+      };
+      t.after(() => {
+        proto[method] = original;
+      });
+    }
+  } else {
+    const proto = Object.getPrototypeOf(ctx.store.db.getExecutor()) as { executeQuery: (query: { sql: string }, ...rest: unknown[]) => unknown };
+    const original = proto.executeQuery;
+    proto.executeQuery = function (this: unknown, query, ...rest) {
+      seen.push(query.sql);
+      return original.call(this, query, ...rest);
+    };
+    t.after(() => {
+      proto.executeQuery = original;
+    });
+  }
   const on = (table: string) => seen.filter((s) => s.includes(`"${table}"`));
 
   seen.length = 0;
@@ -531,6 +547,8 @@ test('groups: one query for a page\'s members, one for checking 1,000 ids, one s
   assert.equal(added.statusCode, 200, added.body);
   assert.deepEqual(JSON.parse(added.body).PhoneNumberIds, ids);
   assert.equal(on('contacts').length, 1, `the ids are checked in one query: ${JSON.stringify(on('contacts'))}`);
+  // One statement shape for any number of ids: a JSON array parameter, not a placeholder per id.
+  assert.ok(on('contacts')[0]!.length < 400, `the check is not built per id: ${on('contacts')[0]!.slice(0, 200)}`);
   assert.equal(seen.filter((s) => /^insert into "group_members"/i.test(s)).length, 1, 'one INSERT for all memberships');
   assert.match(seen.find((s) => /^insert into "group_members"/i.test(s))!, /on conflict \("group_id", "contact_id"\) do nothing/i);
 });

@@ -49,9 +49,9 @@ test('the checkpoint thread keeps the WAL small while the request connection nev
   assert.ok(threadWal < controlWal / 3, `the thread checkpointed: ${threadWal} vs ${controlWal}`);
 });
 
-test('MSGSVC_SQLITE_CHECKPOINT_MS: default 1000 ms, 0 keeps SQLite automatic checkpoint; the data stays readable', { skip }, async (t) => {
+test('MSGSVC_SQLITE_CHECKPOINT_MS: default 200 ms, 0 keeps SQLite automatic checkpoint; the data stays readable', { skip }, async (t) => {
   const defaults = loadConfig({}).database;
-  assert.equal(defaults.kind === 'sqlite' && defaults.checkpointMs, 1000);
+  assert.equal(defaults.kind === 'sqlite' && defaults.checkpointMs, 200);
   const dir = mkdtempSync(join(tmpdir(), 'msgsvc-ckpt-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const config = loadConfig({ DATABASE_URL: join(dir, 'off.db'), MSGSVC_SQLITE_CHECKPOINT_MS: '0' });

@@ -1,5 +1,5 @@
 import type SQLite from 'better-sqlite3';
-import { sql, type Compilable, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
+import { PostgresAdapter, sql, type Compilable, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import { cachedStatement, ownsOpenTransaction, sqliteHandle } from './db.ts';
 import type { Database } from './tables.ts';
 import type { Db } from './types.ts';
@@ -75,6 +75,18 @@ export function sqliteText(db: Db, sql: string, params: unknown[]): string | und
 export function sqliteDirect(db: Db): boolean {
   const sqlite = sqliteHandle(db);
   return sqlite !== undefined && (!sqlite.inTransaction || ownsOpenTransaction(db));
+}
+
+/**
+ * The ids of a JSON array parameter as a one-column subquery, for `column IN (…)` or an
+ * `INSERT … SELECT`: one statement shape whatever the list length, so it is prepared once
+ * (SQLite `json_each`, PostgreSQL `json_array_elements_text`) instead of a statement with one
+ * placeholder per id built and compiled on every request.
+ */
+export function jsonIds(db: Kysely<Database>, json: unknown): RawBuilder<number> {
+  return db.getExecutor().adapter instanceof PostgresAdapter
+    ? sql<number>`(select cast(value as integer) from json_array_elements_text(cast(${json} as json)) as ids(value))`
+    : sql<number>`(select value from json_each(${json}))`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
 import { createAnchors } from '../anchors.ts';
-import { boundCount, ownerTerm, prepareQuery, sqliteDirect, sqliteText } from '../prepared.ts';
+import { boundCount, jsonIds, ownerTerm, prepareQuery, sqliteDirect, sqliteText } from '../prepared.ts';
 import type { Database } from '../tables.ts';
 import type { Db } from '../types.ts';
 
@@ -32,15 +32,8 @@ export type ContactFields = Omit<ContactRow, 'group_ids' | 'custom_field_ids'>;
 
 const COLUMNS = ['id', 'number', 'opted_out', 'first_name', 'last_name', 'birthday', 'email', 'zip', 'city', 'created_at', 'updated_at'] as const;
 
-/**
- * `column IN (the ids of a JSON array parameter)`: one statement shape whatever the list length,
- * so it is prepared once (SQLite `json_each`, PostgreSQL `json_array_elements_text`).
- */
-function inJsonIds(db: Kysely<Database>, json: unknown): RawBuilder<number> {
-  return db.getExecutor().adapter instanceof PostgresAdapter
-    ? sql<number>`(select cast(value as integer) from json_array_elements_text(cast(${json} as json)) as ids(value))`
-    : sql<number>`(select value from json_each(${json}))`;
-}
+/** `column IN (the ids of a JSON array parameter)` (src/store/prepared.ts jsonIds). */
+const inJsonIds = jsonIds;
 
 /** `column IN (the strings of a JSON array parameter)`, as inJsonIds. */
 function inJsonTexts(db: Kysely<Database>, json: unknown): RawBuilder<string> {

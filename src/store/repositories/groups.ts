@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { boundCount, prepareQuery } from '../prepared.ts';
+import { boundCount, jsonIds, prepareQuery } from '../prepared.ts';
 import type { Db } from '../types.ts';
 
 /** A stored group with its member contact ids (times in epoch seconds). */
@@ -211,41 +211,48 @@ export async function deleteGroup(db: Db, accountId: number, id: number, now: nu
  * How many of `ids` (distinct, each at most MAX_ROW_ID) are contacts of the account: one query
  * for the whole list (at most 1,000 ids, API-EXTENSIONS §3).
  */
-export async function countOwnContacts(db: Db, accountId: number, ids: readonly number[]): Promise<number> {
-  if (ids.length === 0) return 0;
-  const row = await db
+// One statement shape whatever the number of ids (a JSON array parameter): prepared once, where
+// a statement with a placeholder per id was built and compiled by Kysely on every request
+// (measured: groups/add-contacts of 1,000 ids, ~1.9 ms of CPU per request, most of it that).
+const ownContacts = prepareQuery((db, accountId: number, idsJson: string) =>
+  db
     .selectFrom('contacts')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('account_id', '=', accountId)
-    .where('id', 'in', [...ids])
-    .executeTakeFirst();
+    .where('id', 'in', jsonIds(db, idsJson)),
+);
+const addMembers = prepareQuery((db, accountId: number, groupId: number, idsJson: string) =>
+  db
+    .insertInto('group_members')
+    .columns(['account_id', 'group_id', 'contact_id'])
+    // `where true`: SQLite reads an INSERT … SELECT followed by ON CONFLICT only with a WHERE.
+    .expression(sql`select cast(${accountId} as integer), cast(${groupId} as integer), ids.value from ${jsonIds(db, idsJson)} as ids where true`)
+    .onConflict((oc) => oc.columns(['group_id', 'contact_id']).doNothing()),
+);
+const removeMembers = prepareQuery((db, accountId: number, groupId: number, idsJson: string) =>
+  db.deleteFrom('group_members').where('account_id', '=', accountId).where('group_id', '=', groupId).where('contact_id', 'in', jsonIds(db, idsJson)),
+);
+
+/** How many of `ids` are contacts of the account (each counted once). */
+export async function countOwnContacts(db: Db, accountId: number, ids: readonly number[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const row = await ownContacts.first(db, accountId, JSON.stringify(ids));
   return Number(row?.n ?? 0);
 }
 
 /**
- * Makes the contacts members of the group in one multi-row INSERT that skips existing
+ * Makes the contacts members of the group in one INSERT … SELECT that skips existing
  * memberships (ON CONFLICT DO NOTHING). Returns how many memberships were new.
  */
 export async function addGroupMembers(db: Db, accountId: number, groupId: number, contactIds: readonly number[]): Promise<number> {
   if (contactIds.length === 0) return 0;
-  const result = await db
-    .insertInto('group_members')
-    .values(contactIds.map((contactId) => ({ account_id: accountId, group_id: groupId, contact_id: contactId })))
-    .onConflict((oc) => oc.columns(['group_id', 'contact_id']).doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n);
+  return addMembers.run(db, accountId, groupId, JSON.stringify(contactIds));
 }
 
 /** Removes the contacts from the group (non-members are skipped). Returns how many memberships went. */
 export async function removeGroupMembers(db: Db, accountId: number, groupId: number, contactIds: readonly number[]): Promise<number> {
   if (contactIds.length === 0) return 0;
-  const result = await db
-    .deleteFrom('group_members')
-    .where('account_id', '=', accountId)
-    .where('group_id', '=', groupId)
-    .where('contact_id', 'in', [...contactIds])
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return removeMembers.run(db, accountId, groupId, JSON.stringify(contactIds));
 }
 
 /** Sets the group's `updated_at` (its PhoneNumberIds changed). */
