@@ -12,8 +12,10 @@ export type DatabaseConfig =
       path: string;
       /**
        * Milliseconds between WAL checkpoints run by a thread of their own
-       * (MSGSVC_SQLITE_CHECKPOINT_MS, default 200; 0 = SQLite's automatic checkpoint inside the
-       * committing request, as before; bench/levers.ts measured both). See src/store/checkpointer.ts.
+       * (MSGSVC_SQLITE_CHECKPOINT_MS; default 0 = SQLite's automatic checkpoint inside the committing
+       * request). The thread helps where it has a core to itself (bench/levers.ts: commit p99
+       * 1 ms → 0.04 ms at 200 ms); with the process on one core, as the bench runs it, it made the
+       * writes' p99 at half load worse (docs/PERFORMANCE.md, third round). See src/store/checkpointer.ts.
        */
       checkpointMs?: number;
     }
@@ -318,7 +320,7 @@ export function loadConfig(source: ConfigSource = process.env): Config {
         poolSize: integer(source, 'MSGSVC_PG_POOL_SIZE', 10, 1, 1000),
         statementTimeoutMs: integer(source, 'MSGSVC_STATEMENT_TIMEOUT_MS', 5000, 1, 600_000),
       }),
-      integer(source, 'MSGSVC_SQLITE_CHECKPOINT_MS', 200, 0, 60_000),
+      integer(source, 'MSGSVC_SQLITE_CHECKPOINT_MS', 0, 0, 60_000),
     ),
     rateLimit: integer(source, 'MSGSVC_RATE_LIMIT', 60, 1, 1_000_000_000),
     rateWindowSeconds: integer(source, 'MSGSVC_RATE_WINDOW', 1, 1, 86_400),

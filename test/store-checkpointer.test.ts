@@ -49,15 +49,20 @@ test('the checkpoint thread keeps the WAL small while the request connection nev
   assert.ok(threadWal < controlWal / 3, `the thread checkpointed: ${threadWal} vs ${controlWal}`);
 });
 
-test('MSGSVC_SQLITE_CHECKPOINT_MS: default 200 ms, 0 keeps SQLite automatic checkpoint; the data stays readable', { skip }, async (t) => {
+test('MSGSVC_SQLITE_CHECKPOINT_MS: default 0 keeps the automatic checkpoint of SQLite; a value starts the thread', { skip }, async (t) => {
   const defaults = loadConfig({}).database;
-  assert.equal(defaults.kind === 'sqlite' && defaults.checkpointMs, 200);
+  assert.equal(defaults.kind === 'sqlite' && defaults.checkpointMs, 0);
   const dir = mkdtempSync(join(tmpdir(), 'msgsvc-ckpt-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const config = loadConfig({ DATABASE_URL: join(dir, 'off.db'), MSGSVC_SQLITE_CHECKPOINT_MS: '0' });
+  const config = loadConfig({ DATABASE_URL: join(dir, 'off.db') });
   assert.equal(config.database.kind === 'sqlite' && config.database.checkpointMs, 0);
   const store = openStore(config.database);
   assert.equal(sqliteHandle(store.db)!.pragma('wal_autocheckpoint', { simple: true }), 1000);
+  const threaded = loadConfig({ DATABASE_URL: join(dir, 'on.db'), MSGSVC_SQLITE_CHECKPOINT_MS: '200' });
+  assert.equal(threaded.database.kind === 'sqlite' && threaded.database.checkpointMs, 200);
+  const withThread = openStore(threaded.database);
+  assert.equal(sqliteHandle(withThread.db)!.pragma('wal_autocheckpoint', { simple: true }), 0);
+  await withThread.close();
   const row = await sql<{ one: number }>`select 1 as one`.execute(store.db);
   assert.equal(row.rows[0]!.one, 1);
   await store.close();

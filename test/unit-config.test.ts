@@ -7,7 +7,7 @@ describe('loadConfig defaults', () => {
     const c = loadConfig({});
     assert.equal(c.port, 8080);
     assert.equal(c.host, '127.0.0.1');
-    assert.deepEqual(c.database, { kind: 'sqlite', path: './data/msgsvc.db', checkpointMs: 200 });
+    assert.deepEqual(c.database, { kind: 'sqlite', path: './data/msgsvc.db', checkpointMs: 0 });
     assert.equal(c.rateLimit, 60);
     assert.equal(c.rateWindowSeconds, 1);
     assert.equal(c.timeZone, 'UTC');

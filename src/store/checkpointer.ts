@@ -16,6 +16,11 @@ import { Worker } from 'node:worker_threads';
  *
  * If the thread fails or exits, the request connection gets its automatic checkpoint back
  * (`onLost`), so the WAL never grows without bound.
+ *
+ * Opt-in (MSGSVC_SQLITE_CHECKPOINT_MS > 0): it pays where the thread has a core of its own
+ * (bench/levers.ts: commit p99 ~1 ms → 0.04 ms, max ~4 ms → ≤ 1 ms at 200 ms); with the whole
+ * process on one core the checkpoint competes with the event loop for it, and the writes' p99 at
+ * half load in npm run bench got worse (docs/PERFORMANCE.md, third round).
  */
 export interface Checkpointer {
   /** Stops the thread (its connection is closed). Idempotent. */
