@@ -40,13 +40,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import pg from 'pg';
+import { benchDatabase, postgresReachable } from './lib/databases.ts';
 import { issueToken } from '../src/domain/accounts.ts';
 import { inTransaction, migrateToLatest, openStore, type Store } from '../src/store/db.ts';
 import * as accounts from '../src/store/repositories/accounts.ts';
 import { insertGroup } from '../src/store/repositories/groups.ts';
 import { insertNumber } from '../src/store/repositories/numbers.ts';
-import type { DatabaseConfig } from '../src/config.ts';
 import type { DispatchBenchResult, DispatchRun } from './report.ts';
 import { buildCopy } from './lib/build.ts';
 import { freePort, startServer, stopAll } from './lib/procs.ts';
@@ -111,32 +110,6 @@ function cpuSeconds(pid: number): number {
   } catch {
     return NaN;
   }
-}
-
-/** A fresh database for one store: its config, and how to drop it. */
-async function freshDatabase(kind: 'sqlite' | 'postgres', dir: string): Promise<{ config: DatabaseConfig; url: string; drop(): Promise<void> }> {
-  if (kind === 'sqlite') {
-    const path = join(dir, 'dispatch.db');
-    return { config: { kind: 'sqlite', path }, url: path, drop: async () => {} };
-  }
-  const name = `msgsvc_bench_dispatch_${process.pid}_${Date.now().toString(36)}`;
-  const admin = async (q: string) => {
-    const client = new pg.Client({ connectionString: flags['pg-url'], connectionTimeoutMillis: 3000 });
-    await client.connect();
-    try {
-      await client.query(q);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create database "${name}"`);
-  const url = new URL(flags['pg-url']);
-  url.pathname = `/${name}`;
-  return {
-    config: { kind: 'postgres', url: url.toString(), poolSize: 4, statementTimeoutMs: 60_000 },
-    url: url.toString(),
-    drop: () => admin(`drop database if exists "${name}" with (force)`),
-  };
 }
 
 /** One account with N contacts (none opted out), all in one group; an Active number; N + spare credits. */
@@ -291,19 +264,6 @@ async function verify(store: Store, accountId: number): Promise<void> {
   if (problems.length > 0) throw new Error(`check failed: ${problems.join('; ')}`);
 }
 
-async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: flags['pg-url'], connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
 const dir = mkdtempSync(join(tmpdir(), 'msgsvc-dispatch-'));
 let exitCode = 0;
 try {
@@ -312,12 +272,12 @@ try {
   console.log(`${N.toLocaleString('en-US')} messages; msgsvc runs ${runs} with node ${NODE_ARGS.join(' ')}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   const result: DispatchBenchResult = { messages: N, runs, sendGroup: [], dispatch: [], skipped: [] };
   for (const kind of stores) {
-    if (kind === 'postgres' && !(await postgresReachable())) {
+    if (kind === 'postgres' && !(await postgresReachable(flags['pg-url']))) {
       console.log(`postgres: skipped (no answer at ${flags['pg-url']})`);
       result.skipped.push('postgres: not reachable');
       continue;
     }
-    const db = await freshDatabase(kind, dir);
+    const db = await benchDatabase(kind, 'dispatch', flags['pg-url'], { poolSize: 4, sqliteDir: dir });
     try {
       const store = openStore(db.config);
       try {

@@ -17,16 +17,14 @@
  * sources run through tsx (MSGSVC_FROM_SOURCE=1), whose compiler adds some RSS of its own; the
  * baseline RSS after start is printed beside every peak. The last line is `MEDIA {json}`.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { request as httpRequest, Agent } from 'node:http';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
+import { benchDatabase, postgresReachable } from './lib/databases.ts';
 import { createAccount, issueToken } from '../src/domain/accounts.ts';
 import { migrateToLatest, openStore } from '../src/store/db.ts';
-import type { DatabaseConfig } from '../src/config.ts';
 import { pngImage } from '../src/cli/sample-images.ts';
 import { freePort, startServer, stopAll, type Server } from './lib/procs.ts';
 
@@ -91,39 +89,6 @@ function upload(server: Server, token: string, parts: ReturnType<typeof multipar
   });
 }
 
-async function database(kind: 'sqlite' | 'postgres'): Promise<{ config: DatabaseConfig; url: string; drop: () => Promise<void> }> {
-  if (kind === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'msgsvc-bench-media-'));
-    const path = join(dir, 'msgsvc.db');
-    return { config: { kind: 'sqlite', path }, url: path, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const name = `msgsvc_bench_media_${process.pid}_${Date.now().toString(36)}`;
-  const admin = async (q: string) => {
-    const client = new pg.Client({ connectionString: flags['pg-url'], connectionTimeoutMillis: 3000 });
-    await client.connect();
-    try {
-      await client.query(q);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create database "${name}"`);
-  const url = new URL(flags['pg-url']);
-  url.pathname = `/${name}`;
-  return { config: { kind: 'postgres', url: url.toString(), poolSize: 10, statementTimeoutMs: 60_000 }, url: url.toString(), drop: () => admin(`drop database if exists "${name}" with (force)`) };
-}
-
-async function pgReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: flags['pg-url'], connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 interface ScenarioResult {
   scenario: string;
   uploads: number;
@@ -180,7 +145,7 @@ function round(n: number): number {
 }
 
 async function run(kind: 'sqlite' | 'postgres'): Promise<ScenarioResult[]> {
-  const db = await database(kind);
+  const db = await benchDatabase(kind, 'media', flags['pg-url']);
   try {
     const store = openStore(db.config);
     await migrateToLatest(store);
@@ -209,7 +174,7 @@ try {
   const results: Record<string, ScenarioResult[]> = {};
   const skipped: string[] = [];
   for (const kind of flags.stores.split(',').map((s) => s.trim()) as ('sqlite' | 'postgres')[]) {
-    if (kind === 'postgres' && !(await pgReachable())) {
+    if (kind === 'postgres' && !(await postgresReachable(flags['pg-url']))) {
       skipped.push(`postgres: ${flags['pg-url']} does not answer`);
       console.log(`postgres: skipped (${flags['pg-url']} does not answer)`);
       continue;

@@ -18,16 +18,13 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
+import { benchDatabase, postgresReachable } from './lib/databases.ts';
 import { createAccount } from '../src/domain/accounts.ts';
 import { systemClock } from '../src/domain/time.ts';
 import { createWebhook, emitEvent } from '../src/domain/webhooks.ts';
 import { inTransaction, migrateToLatest, openStore, type Store } from '../src/store/db.ts';
-import type { DatabaseConfig } from '../src/config.ts';
 import { insertMessage } from '../src/store/repositories/message-log.ts';
 import { WebhookDeliverer } from '../src/webhooks/deliverer.ts';
 
@@ -61,40 +58,8 @@ server.keepAliveTimeout = 60000;
 server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
 `;
 
-async function database(kind: 'sqlite' | 'postgres'): Promise<{ config: DatabaseConfig; drop: () => Promise<void> }> {
-  if (kind === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'msgsvc-bench-webhooks-'));
-    return { config: { kind: 'sqlite', path: join(dir, 'msgsvc.db') }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const name = `msgsvc_bench_webhooks_${process.pid}_${Date.now().toString(36)}`;
-  const admin = async (q: string) => {
-    const client = new pg.Client({ connectionString: flags['pg-url'], connectionTimeoutMillis: 3000 });
-    await client.connect();
-    try {
-      await client.query(q);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create database "${name}"`);
-  const url = new URL(flags['pg-url']);
-  url.pathname = `/${name}`;
-  return { config: { kind: 'postgres', url: url.toString(), poolSize: 10, statementTimeoutMs: 60_000 }, drop: () => admin(`drop database if exists "${name}" with (force)`) };
-}
-
-async function pgReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: flags['pg-url'], connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function run(kind: 'sqlite' | 'postgres') {
-  const db = await database(kind);
+  const db = await benchDatabase(kind, 'webhooks', flags['pg-url']);
   const store: Store = openStore(db.config);
   const receiver = spawn(process.execPath, ['-e', RECEIVER], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   try {
@@ -141,7 +106,7 @@ async function run(kind: 'sqlite' | 'postgres') {
 const results = [];
 const skipped: string[] = [];
 for (const kind of stores) {
-  if (kind === 'postgres' && !(await pgReachable())) {
+  if (kind === 'postgres' && !(await postgresReachable(flags['pg-url']))) {
     skipped.push(`postgres: ${flags['pg-url']} does not answer`);
     console.log(`postgres: skipped (${flags['pg-url']} does not answer)`);
     continue;

@@ -221,7 +221,7 @@ async function runClusterWorker(config: Config): Promise<void> {
   process.on('disconnect', stop);
   process.send?.({ channel: CHANNEL, type: 'carrier?' } satisfies ClusterMessage);
   try {
-    server = await startServer({ ...config, dispatcher: false, demo: false }, { carrierState: () => carrier, clusterRateLimit: true });
+    server = await startServer({ ...config, dispatcher: false, demo: false }, { carrierState: () => carrier, clusterRateLimit: true, migrated: true });
   } catch (err) {
     process.stderr.write(`msgsvc: worker ${process.pid} could not start: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);

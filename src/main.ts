@@ -53,14 +53,15 @@ export function printDemoBanner(demo: DemoAccount, url: string, print: (text: st
 }
 
 /**
- * Opens the database and applies migrations; on first start (when `config.demo` and there is no
+ * Opens the database and applies migrations (unless `options.migrated`: a `serve --workers`
+ * primary applied them before forking); on first start (when `config.demo` and there is no
  * account yet) creates the demo account, returned so that its banner can be printed once the
  * server's URL is known. Closes the database when any step fails.
  */
-export async function openPreparedStore(config: Config): Promise<{ store: Store; firstStartDemo: DemoAccount | undefined }> {
+export async function openPreparedStore(config: Config, options: { migrated?: boolean } = {}): Promise<{ store: Store; firstStartDemo: DemoAccount | undefined }> {
   const store = openStore(config.database);
   try {
-    await migrateToLatest(store);
+    if (!options.migrated) await migrateToLatest(store);
     let firstStartDemo: DemoAccount | undefined;
     if (config.demo && (await countAccounts(store.db)) === 0) {
       firstStartDemo = await createDemoAccount(store, recordMappers(createTimeFormat(config.timeZone)), config.defaultRegion);
@@ -115,12 +116,13 @@ export function createHostLoops(config: Config, store: Store, log: FastifyBaseLo
  * @param options.carrierState the carrier's state for /readyz when the dispatcher runs elsewhere
  *   (a `serve --workers` worker: the primary's); default this process's own loops.
  * @param options.clusterRateLimit this process is a `serve --workers` worker (see AppDeps).
+ * @param options.migrated the schema is known to be current (the primary migrated it): no migration check.
  */
 export async function startServer(
   config: Config,
-  options: { print?: (text: string) => void; carrierState?: () => string; clusterRateLimit?: boolean } = {},
+  options: { print?: (text: string) => void; carrierState?: () => string; clusterRateLimit?: boolean; migrated?: boolean } = {},
 ): Promise<RunningServer> {
-  const { store, firstStartDemo } = await openPreparedStore(config);
+  const { store, firstStartDemo } = await openPreparedStore(config, { migrated: options.migrated === true });
   try {
     let loops: HostLoops | undefined;
     const app = buildApp(config, {

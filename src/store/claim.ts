@@ -1,10 +1,7 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import { prepareQuery } from './prepared.ts';
-import type { Database } from './tables.ts';
+import { sql } from 'kysely';
+import { isPostgres, prepareQuery } from './prepared.ts';
 import type { Db } from './types.ts';
 
-/** True when `db` talks to PostgreSQL. */
-export const isPostgres = (db: Kysely<Database>): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /** Tables of leased work: `due_at` (epoch ms) says when a row is due, `lease_token` who holds it. */
 export type LeasedTable = 'messages' | 'scheduled_messages' | 'webhook_deliveries';

@@ -77,6 +77,9 @@ export function sqliteDirect(db: Db): boolean {
   return sqlite !== undefined && (!sqlite.inTransaction || ownsOpenTransaction(db));
 }
 
+/** True when `db` talks to PostgreSQL. */
+export const isPostgres = (db: Kysely<Database>): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
+
 /**
  * The ids of a JSON array parameter as a one-column subquery, for `column IN (…)` or an
  * `INSERT … SELECT`: one statement shape whatever the list length, so it is prepared once
@@ -84,7 +87,7 @@ export function sqliteDirect(db: Db): boolean {
  * placeholder per id built and compiled on every request.
  */
 export function jsonIds(db: Kysely<Database>, json: unknown): RawBuilder<number> {
-  return db.getExecutor().adapter instanceof PostgresAdapter
+  return isPostgres(db)
     ? sql<number>`(select cast(value as integer) from json_array_elements_text(cast(${json} as json)) as ids(value))`
     : sql<number>`(select value from json_each(${json}))`;
 }

@@ -1,6 +1,6 @@
-import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { createAnchors } from '../anchors.ts';
-import { boundCount, jsonIds, ownerTerm, prepareQuery, sqliteDirect, sqliteText } from '../prepared.ts';
+import { boundCount, isPostgres, jsonIds, ownerTerm, prepareQuery, sqliteDirect, sqliteText } from '../prepared.ts';
 import type { Database } from '../tables.ts';
 import type { Db } from '../types.ts';
 
@@ -32,12 +32,10 @@ export type ContactFields = Omit<ContactRow, 'group_ids' | 'custom_field_ids'>;
 
 const COLUMNS = ['id', 'number', 'opted_out', 'first_name', 'last_name', 'birthday', 'email', 'zip', 'city', 'created_at', 'updated_at'] as const;
 
-/** `column IN (the ids of a JSON array parameter)` (src/store/prepared.ts jsonIds). */
-const inJsonIds = jsonIds;
 
 /** `column IN (the strings of a JSON array parameter)`, as inJsonIds. */
 function inJsonTexts(db: Kysely<Database>, json: unknown): RawBuilder<string> {
-  return db.getExecutor().adapter instanceof PostgresAdapter
+  return isPostgres(db)
     ? sql<string>`(select value from json_array_elements_text(cast(${json} as json)) as texts(value))`
     : sql<string>`(select value from json_each(${json}))`;
 }
@@ -199,14 +197,14 @@ const rowsOf = prepareQuery((db, accountId: number, idsJson: string) =>
     .selectFrom('contacts')
     .select(COLUMNS)
     .where('account_id', '=', accountId)
-    .where('id', 'in', inJsonIds(db, idsJson))
+    .where('id', 'in', jsonIds(db, idsJson))
     .orderBy('id'),
 );
 const groupIdsOf = prepareQuery((db, accountId: number, idsJson: string) =>
   db
     .selectFrom('group_members')
     .select(['contact_id', 'group_id'])
-    .where('contact_id', 'in', inJsonIds(db, idsJson))
+    .where('contact_id', 'in', jsonIds(db, idsJson))
     .where('account_id', '=', accountId)
     .orderBy('contact_id')
     .orderBy('group_id'),
@@ -215,7 +213,7 @@ const fieldIdsOf = prepareQuery((db, accountId: number, idsJson: string) =>
   db
     .selectFrom('custom_field_entries')
     .select(['contact_id', 'custom_field_id'])
-    .where('contact_id', 'in', inJsonIds(db, idsJson))
+    .where('contact_id', 'in', jsonIds(db, idsJson))
     .where(ownerTerm('account_id'), '=', accountId)
     .orderBy('contact_id')
     .orderBy('custom_field_id'),
@@ -394,7 +392,7 @@ export async function deleteContact(db: Db, accountId: number, id: number): Prom
 }
 
 const ownedGroups = prepareQuery((db, accountId: number, idsJson: string) =>
-  db.selectFrom('groups').select('id').where('account_id', '=', accountId).where('id', 'in', inJsonIds(db, idsJson)),
+  db.selectFrom('groups').select('id').where('account_id', '=', accountId).where('id', 'in', jsonIds(db, idsJson)),
 );
 
 /** Of `ids`, those that are the account's groups (at most 500 per query; any number of ids). */

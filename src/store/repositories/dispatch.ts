@@ -1,7 +1,6 @@
-import { sql, type Kysely } from 'kysely';
-import { isPostgres, leaseClaim } from '../claim.ts';
-import { boundCount, prepareQuery } from '../prepared.ts';
-import type { Database } from '../tables.ts';
+import { sql } from 'kysely';
+import { leaseClaim } from '../claim.ts';
+import { boundCount, isPostgres, jsonIds, prepareQuery } from '../prepared.ts';
 import type { Db } from '../types.ts';
 
 /**
@@ -47,11 +46,6 @@ export async function claimDue(db: Db, now: number, limit: number, leaseUntil: n
   return rows.map((r) => ({ ...r, credits: Number(r.credits) }));
 }
 
-/** `id in (the ids of a JSON array parameter)`: one statement shape whatever the count. */
-const jsonIds = (db: Kysely<Database>, json: unknown) =>
-  isPostgres(db)
-    ? sql`(select cast(value as integer) from json_array_elements_text(cast(${json} as json)) as ids(value))`
-    : sql`(select value from json_each(${json}))`;
 
 const blocked = prepareQuery((db, idsJson: string) => ({
   compile: () =>

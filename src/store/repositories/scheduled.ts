@@ -1,7 +1,6 @@
-import { sql, type Kysely } from 'kysely';
-import { isPostgres, leaseClaim } from '../claim.ts';
-import { prepareQuery } from '../prepared.ts';
-import type { Database } from '../tables.ts';
+import { sql } from 'kysely';
+import { leaseClaim } from '../claim.ts';
+import { jsonIds, prepareQuery } from '../prepared.ts';
 import type { Db } from '../types.ts';
 import type { ScheduledMessageRow } from './messages.ts';
 
@@ -17,11 +16,6 @@ import type { ScheduledMessageRow } from './messages.ts';
  */
 
 
-/** `id in (the ids of a JSON array parameter)`: one statement shape whatever the count. */
-const jsonIds = (db: Kysely<Database>, json: unknown) =>
-  isPostgres(db)
-    ? sql`(select cast(value as integer) from json_array_elements_text(cast(${json} as json)) as ids(value))`
-    : sql`(select value from json_each(${json}))`;
 
 const RECORD_COLUMNS = ['id', 'mobile_phone', 'message', 'scheduled_at', 'status_id', 'type_id', 'mms_template_id', 'subject'] as const;
 
