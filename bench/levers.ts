@@ -24,8 +24,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
-import { scheduledMessageRecord } from '../src/http/schemas/scheduled-messages.ts';
-import { createTimeFormat } from '../src/domain/time.ts';
+import { scheduledMessageRecord } from '../src/records/scheduled-messages.ts';
+import { createTimeFormat } from '../src/lib/time.ts';
 import { startCheckpointer } from '../src/store/checkpointer.ts';
 import type { ScheduledMessageRow } from '../src/store/repositories/messages.ts';
 

@@ -22,7 +22,7 @@ import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { benchDatabase, postgresReachable } from './lib/databases.ts';
 import { createAccount } from '../src/domain/accounts.ts';
-import { systemClock } from '../src/domain/time.ts';
+import { systemClock } from '../src/lib/time.ts';
 import { createWebhook, emitEvent } from '../src/domain/webhooks.ts';
 import { inTransaction, migrateToLatest, openStore, type Store } from '../src/store/db.ts';
 import { insertMessage } from '../src/store/repositories/message-log.ts';

@@ -26,8 +26,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createDemoAccount, type DemoAccount } from '../src/cli/demo.ts';
-import { recordMappers } from '../src/http/schemas/index.ts';
-import { createTimeFormat } from '../src/domain/time.ts';
+import { recordMappers } from '../src/records/index.ts';
+import { createTimeFormat } from '../src/lib/time.ts';
 import { migrateToLatest, openStore } from '../src/store/db.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');

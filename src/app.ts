@@ -5,7 +5,7 @@ import { PassThrough, Readable } from 'node:stream';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
-import { createTimeFormat, systemClock, type Clock } from './domain/time.ts';
+import { createTimeFormat, systemClock, type Clock } from './lib/time.ts';
 import { createAuthenticator } from './http/plugins/auth.ts';
 import { collectRawBodies, mediaTypeOf } from './http/plugins/body.ts';
 import { createErrorHandler, sendError } from './http/plugins/error-handler.ts';

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js';
-import { parseSmppUrl } from './dispatch/smpp-url.ts';
+import { parseSmppUrl } from './lib/smpp-url.ts';
 
 /**
  * Where the data lives. `sqlite` is the embedded default; `postgres` is selected by a
@@ -132,7 +132,7 @@ export interface Config {
   readonly sandboxJournal: string | undefined;
   /**
    * SMPP carrier (API-EXTENSIONS §8): `smpp://system_id:password@host:port`, `smpps://` for TLS
-   * (MSGSVC_SMPP_URL; unset: no SMPP). Port default 2775. Validated at start (src/dispatch/smpp-url.ts).
+   * (MSGSVC_SMPP_URL; unset: no SMPP). Port default 2775. Validated at start (src/lib/smpp-url.ts).
    */
   readonly smppUrl: string | undefined;
   /** SMPP: submit_sm PDUs per second at most, one per segment (MSGSVC_SMPP_RATE, default 100). */

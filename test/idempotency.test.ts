@@ -15,7 +15,7 @@ import { sql } from 'kysely';
 import fastify, { type LightMyRequestResponse } from 'fastify';
 import type { DemoAccount } from '../src/cli/demo.ts';
 import { issueToken } from '../src/domain/accounts.ts';
-import { createTimeFormat } from '../src/domain/time.ts';
+import { createTimeFormat } from '../src/lib/time.ts';
 import { defineOperation, registerOperations } from '../src/http/operation.ts';
 import { collectRawBodies } from '../src/http/plugins/body.ts';
 import { createIdempotency, queryWithoutToken, requestFingerprint } from '../src/http/plugins/idempotency.ts';

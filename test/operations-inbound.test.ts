@@ -15,7 +15,7 @@ import type { DemoAccount } from '../src/cli/demo.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { createDispatcher } from '../src/dispatch/index.ts';
 import { createSandboxCarrier } from '../src/dispatch/sandbox.ts';
-import { createManualClock } from '../src/domain/time.ts';
+import { createManualClock } from '../src/lib/time.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { assert422, assertBody, call, contactFromDb, fieldError, fmtTime, groupFromDb, isXml, WIRES, type Wire } from './helpers/operations.ts';
 import { balanceOf, messageFromDb, setBalance, setNumberStatus, testDispatcher } from './helpers/sms.ts';

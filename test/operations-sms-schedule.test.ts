@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DemoAccount } from '../src/cli/demo.ts';
-import { createManualClock, type ManualClock } from '../src/domain/time.ts';
+import { createManualClock, type ManualClock } from '../src/lib/time.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import {
   assert422,

@@ -3,12 +3,12 @@
  * implementation it replaced, on random inputs.
  * - Link headers built from one encoding of the query (src/http/serializers/pagination.ts), against
  *   PHP's parse and http_build_query per rel (CONVENTIONS §11);
- * - UTC timestamps from a per-day cache and arithmetic (src/domain/time.ts).
+ * - UTC timestamps from a per-day cache and arithmetic (src/lib/time.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { createTimeFormat } from '../src/domain/time.ts';
+import { createTimeFormat } from '../src/lib/time.ts';
 import { buildPhpQuery, parseParams, parsePhpQuery } from '../src/http/query.ts';
 import { setPaginationHeaders } from '../src/http/serializers/pagination.ts';
 

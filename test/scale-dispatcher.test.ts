@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sendGroupMessage } from '../src/domain/messages.ts';
-import { systemClock } from '../src/domain/time.ts';
+import { systemClock } from '../src/lib/time.ts';
 import { createSandboxCarrier } from '../src/dispatch/sandbox.ts';
 import { Dispatcher } from '../src/dispatch/dispatcher.ts';
 import { openStore } from '../src/store/db.ts';

@@ -12,7 +12,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DemoAccount } from '../src/cli/demo.ts';
-import { createManualClock, systemClock, type ManualClock } from '../src/domain/time.ts';
+import { createManualClock, systemClock, type ManualClock } from '../src/lib/time.ts';
 import { createScheduler } from '../src/dispatch/index.ts';
 import { changeCredits } from '../src/store/repositories/accounts.ts';
 import { claimDueScheduled, insertScheduled, markChecked } from '../src/store/repositories/scheduled.ts';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { SegmentedMessage } from 'sms-segments-calculator';
 import { GSM7_BASIC, messageCost, smsSegments } from '../src/domain/segments.ts';
-import { createManualClock, systemClock } from '../src/domain/time.ts';
+import { createManualClock, systemClock } from '../src/lib/time.ts';
 import { loadConfig } from '../src/config.ts';
 
 const PRICES = { smsSegmentCredits: 1, mmsCredits: 3 };

@@ -12,7 +12,7 @@ import { smsSegments } from '../src/domain/segments.ts';
 import {
   CMD, PduReader, TAG, decodeGsm, decodeShortMessage, decodeUcs2, encodePdu, encodeShortMessage, encodeText, parseReceipt, receiptOutcome, splitUdh, statusName,
 } from '../src/dispatch/smpp-codec.ts';
-import { parseSmppUrl } from '../src/dispatch/smpp-url.ts';
+import { parseSmppUrl } from '../src/lib/smpp-url.ts';
 
 const GSM_CHARS = [...'@£$¥èéùìòÇ\nØøÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCXYZÄÖÑÜ§¿abcxyzäöñüà^{}\\[~]|€'];
 

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTimeFormat, nowSeconds } from '../src/domain/time.ts';
+import { createTimeFormat, nowSeconds } from '../src/lib/time.ts';
 
 const at = (iso: string) => Date.parse(iso) / 1000;
 

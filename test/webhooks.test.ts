@@ -8,8 +8,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createManualClock, type ManualClock } from '../src/domain/time.ts';
-import { isForbiddenAddress } from '../src/webhooks/ssrf.ts';
+import { createManualClock, type ManualClock } from '../src/lib/time.ts';
+import { isForbiddenAddress } from '../src/lib/ssrf.ts';
 import { MAX_ATTEMPTS, RETRY_SCHEDULE_MS, WebhookDeliverer } from '../src/webhooks/deliverer.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { assert422, call } from './helpers/operations.ts';

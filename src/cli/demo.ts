@@ -9,16 +9,16 @@ import * as messages from '../store/repositories/messages.ts';
 import * as numbers from '../store/repositories/numbers.ts';
 import { issueToken } from '../domain/accounts.ts';
 import { normalisePhone } from '../domain/phone.ts';
-import { nowSeconds } from '../domain/time.ts';
+import { nowSeconds } from '../lib/time.ts';
 import { caseKey } from '../domain/text.ts';
 import { MEDIA_CHUNK_BYTES } from '../domain/media.ts';
 import { pngImage } from './sample-images.ts';
-import type { ContactRecord } from '../http/schemas/contacts.ts';
-import type { CustomFieldRecord, CustomFieldValueRecord } from '../http/schemas/custom-fields.ts';
-import type { GroupRecord } from '../http/schemas/groups.ts';
-import type { RecordMappers } from '../http/schemas/index.ts';
-import type { NumberRecord } from '../http/schemas/numbers.ts';
-import type { ScheduledMessageRecord } from '../http/schemas/scheduled-messages.ts';
+import type { ContactRecord } from '../records/contacts.ts';
+import type { CustomFieldRecord, CustomFieldValueRecord } from '../records/custom-fields.ts';
+import type { GroupRecord } from '../records/groups.ts';
+import type { RecordMappers } from '../records/index.ts';
+import type { NumberRecord } from '../records/numbers.ts';
+import type { ScheduledMessageRecord } from '../records/scheduled-messages.ts';
 
 /** Everything `msgsvc demo --json` prints: the new account, its token and its records as the API shows them. */
 export interface DemoAccount {

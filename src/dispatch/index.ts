@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import { systemClock, type Clock } from '../domain/time.ts';
+import { systemClock, type Clock } from '../lib/time.ts';
 import type { Store } from '../store/db.ts';
 import type { Carrier, InboundText } from './carrier.ts';
 import { Dispatcher, type DispatcherOptions } from './dispatcher.ts';

@@ -7,8 +7,8 @@ import { insertMessage } from '../store/repositories/message-log.ts';
 import * as scheduled from '../store/repositories/scheduled.ts';
 import type { ClaimedScheduled } from '../store/repositories/scheduled.ts';
 import { messageCost, type Prices } from '../domain/segments.ts';
-import { DIRECTION_OUTBOUND, LOG_STATUS } from '../domain/statuses.ts';
-import type { Clock } from '../domain/time.ts';
+import { DIRECTION_OUTBOUND, LOG_STATUS } from '../records/statuses.ts';
+import type { Clock } from '../lib/time.ts';
 
 /**
  * The scheduler (API-EXTENSIONS §6 "Scheduled message status"): the status life of scheduled

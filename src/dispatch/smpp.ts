@@ -58,9 +58,9 @@ import {
   parseReceipt, receiptOutcome, splitUdh, statusName, type Concatenation, type Pdu, type ShortMessage,
 } from './smpp-codec.ts';
 import { SmppClosedError, SmppTimeoutError, openSession, type SmppSession } from './smpp-session.ts';
-import { parseSmppUrl, redactSmppUrl, type SmppUrl } from './smpp-url.ts';
+import { parseSmppUrl, redactSmppUrl, type SmppUrl } from '../lib/smpp-url.ts';
 
-export { parseSmppUrl, type SmppUrl } from './smpp-url.ts';
+export { parseSmppUrl, type SmppUrl } from '../lib/smpp-url.ts';
 
 /** ErrorCode of an MMS on SMPP (API-EXTENSIONS §8). */
 export const NO_MMS_ROUTE = 'NO_MMS_ROUTE';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { inTransaction, type Store } from '../store/db.ts';
 import * as accounts from '../store/repositories/accounts.ts';
 import { hashToken } from './tokens.ts';
-import { nowSeconds } from './time.ts';
+import { nowSeconds } from '../lib/time.ts';
 
 /** A new API token: 32 URL-safe characters (192 random bits), safe to paste into a query string. */
 export function generateToken(): string {

@@ -9,7 +9,7 @@ import { isUniqueViolation } from '../store/errors.ts';
 import { ValidationFailedError } from './errors.ts';
 import { CONTACT_RULES, OPT_OUT_CLEAR_MESSAGE } from './contacts.ts';
 import type { NormalisedPhone } from './phone.ts';
-import { nowSeconds } from './time.ts';
+import { nowSeconds } from '../lib/time.ts';
 import { caseKey } from './text.ts';
 import { characterLength, formatCount, messages, validate } from './validation.ts';
 import { emitEvent } from './webhooks.ts';

@@ -7,7 +7,7 @@ import { isUniqueViolation } from '../store/errors.ts';
 import { NotFoundError, ValidationFailedError, type FieldError } from './errors.ts';
 import { findOr404, loadOr404 } from './find.ts';
 import { normalisePhone } from './phone.ts';
-import { nowSeconds } from './time.ts';
+import { nowSeconds } from '../lib/time.ts';
 import { canonicalInteger, defineRules, isBlank, isEmpty, messages, toId, validate, type Input } from './validation.ts';
 import { emitEvent } from './webhooks.ts';
 

@@ -7,7 +7,7 @@ import { isUniqueViolation } from '../store/errors.ts';
 import { findOr404, loadOr404 } from './find.ts';
 import { ValidationFailedError } from './errors.ts';
 import { defineRules, messages, validate, type Checked, type Input } from './validation.ts';
-import { nowSeconds } from './time.ts';
+import { nowSeconds } from '../lib/time.ts';
 import { caseKey } from './text.ts';
 
 /** Spec "PUT /v1/custom-contact-fields/update": fname required, 3 to 64 characters. */

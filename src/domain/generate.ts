@@ -4,8 +4,8 @@ import { inTransaction, type Store } from '../store/db.ts';
 import * as accounts from '../store/repositories/accounts.ts';
 import * as numbers from '../store/repositories/numbers.ts';
 import { issueToken } from './accounts.ts';
-import { nowSeconds } from './time.ts';
-import { DIRECTION_OUTBOUND, LOG_STATUS } from './statuses.ts';
+import { nowSeconds } from '../lib/time.ts';
+import { DIRECTION_OUTBOUND, LOG_STATUS } from '../records/statuses.ts';
 
 /**
  * The load generator behind `msgsvc generate` and `npm run bench`: ONE account holding N

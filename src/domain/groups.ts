@@ -4,7 +4,7 @@ import type { GroupRow } from '../store/repositories/groups.ts';
 import { findOr404, loadOr404 } from './find.ts';
 import { ValidationFailedError, type FieldError } from './errors.ts';
 import { defineRules, isEmpty, messages, validate, type Input } from './validation.ts';
-import { nowSeconds } from './time.ts';
+import { nowSeconds } from '../lib/time.ts';
 import type { Db } from '../store/types.ts';
 
 /**

@@ -5,10 +5,10 @@ import { isUniqueViolation } from '../store/errors.ts';
 import type { KeywordReservationRow } from '../store/repositories/keywords.ts';
 import type { Db } from '../store/types.ts';
 import { ValidationFailedError, type FieldError } from './errors.ts';
-import { NUMBER_STATUS_ACTIVE } from './statuses.ts';
+import { NUMBER_STATUS_ACTIVE } from '../records/statuses.ts';
 import { defineRules, messages, validate, type Input } from './validation.ts';
 import { findOr404, loadOr404 } from './find.ts';
-import { nowSeconds } from './time.ts';
+import { nowSeconds } from '../lib/time.ts';
 import { caseKey } from './text.ts';
 
 /**

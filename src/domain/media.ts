@@ -11,7 +11,7 @@ import * as media from '../store/repositories/media.ts';
 import type { MediaRow } from '../store/repositories/media.ts';
 import { ValidationFailedError } from './errors.ts';
 import { findOr404, loadOr404 } from './find.ts';
-import type { Clock } from './time.ts';
+import type { Clock } from '../lib/time.ts';
 
 /**
  * MMS media (API-EXTENSIONS §9 `/v1/media/…`; spec "Media resource file requirements").

@@ -11,8 +11,8 @@ import { ValidationFailedError, type FieldError } from './errors.ts';
 import { loadOr404 } from './find.ts';
 import { messageCost, type Prices } from './segments.ts';
 import { ownsTemplate } from './mms-templates.ts';
-import { DIRECTION_INBOUND, DIRECTION_OUTBOUND, LOG_STATUS, MESSAGE_TYPE_MMS, NUMBER_STATUS_ACTIVE } from './statuses.ts';
-import type { Clock } from './time.ts';
+import { DIRECTION_INBOUND, DIRECTION_OUTBOUND, LOG_STATUS, MESSAGE_TYPE_MMS, NUMBER_STATUS_ACTIVE } from '../records/statuses.ts';
+import type { Clock } from '../lib/time.ts';
 import { canonicalInteger, defineRules, fieldLabel, formatCount, isBlank, isEmpty, messages, toId, validate, type Input } from './validation.ts';
 
 /**

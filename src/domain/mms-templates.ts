@@ -3,7 +3,7 @@ import * as media from '../store/repositories/media.ts';
 import type { MmsTemplateRow } from '../store/repositories/media.ts';
 import { NotFoundError, ValidationFailedError, type FieldError } from './errors.ts';
 import { findOr404, loadOr404 } from './find.ts';
-import type { Clock } from './time.ts';
+import type { Clock } from '../lib/time.ts';
 import { defineRules, messages, toId, validate, type Input } from './validation.ts';
 
 /**

@@ -7,7 +7,7 @@ import { NotFoundError, ValidationFailedError, type FieldError } from './errors.
 import { loadOr404 } from './find.ts';
 import { resolveNumber, type MessagingDeps } from './messages.ts';
 import { parseScheduleDateTime } from './schedule-time.ts';
-import { MESSAGE_TYPE_MMS } from './statuses.ts';
+import { MESSAGE_TYPE_MMS } from '../records/statuses.ts';
 import { ownsTemplate } from './mms-templates.ts';
 import { defineRules, fieldLabel, isBlank, isEmpty, messages, validate, type Input } from './validation.ts';
 

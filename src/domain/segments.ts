@@ -1,5 +1,5 @@
 import { SegmentedMessage } from 'sms-segments-calculator';
-import { MESSAGE_TYPE_MMS } from './statuses.ts';
+import { MESSAGE_TYPE_MMS } from '../records/statuses.ts';
 
 /**
  * The cost of a message (API-EXTENSIONS §6 "Cost"). Segment counting is the

@@ -4,11 +4,11 @@ import type { Db } from '../store/types.ts';
 import * as repo from '../store/repositories/webhooks.ts';
 import type { DeliveryRow, WebhookRow } from '../store/repositories/webhooks.ts';
 import { findMessage } from '../store/repositories/message-log.ts';
-import { hostAllowed } from '../webhooks/ssrf.ts';
+import { hostAllowed } from '../lib/ssrf.ts';
 import { ValidationFailedError, type FieldError } from './errors.ts';
 import { findOr404, loadOr404 } from './find.ts';
-import { LOG_STATUS } from './statuses.ts';
-import type { Clock } from './time.ts';
+import { LOG_STATUS } from '../records/statuses.ts';
+import type { Clock } from '../lib/time.ts';
 import { characterLength, defineRules, isEmpty, messages, validate, type Input } from './validation.ts';
 
 /**

@@ -2,7 +2,7 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import { LOG_STATUS, LOG_STATUSES } from '../domain/statuses.ts';
+import { LOG_STATUS, LOG_STATUSES } from '../records/statuses.ts';
 import type { Store } from '../store/db.ts';
 import type { DispatcherStats } from '../dispatch/dispatcher.ts';
 

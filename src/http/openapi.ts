@@ -1,15 +1,15 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Method, Operation } from './operation.ts';
-import { ErrorBodySchema, ValidationErrorsSchema } from './schemas/common.ts';
-import * as contacts from './schemas/contacts.ts';
-import * as credits from './schemas/credits.ts';
-import * as customFields from './schemas/custom-fields.ts';
-import * as groups from './schemas/groups.ts';
-import * as keywords from './schemas/keywords.ts';
-import * as media from './schemas/media.ts';
-import * as messages from './schemas/messages.ts';
-import * as numbers from './schemas/numbers.ts';
-import * as scheduled from './schemas/scheduled-messages.ts';
+import { ErrorBodySchema, ValidationErrorsSchema } from '../records/common.ts';
+import * as contacts from '../records/contacts.ts';
+import * as credits from '../records/credits.ts';
+import * as customFields from '../records/custom-fields.ts';
+import * as groups from '../records/groups.ts';
+import * as keywords from '../records/keywords.ts';
+import * as media from '../records/media.ts';
+import * as messages from '../records/messages.ts';
+import * as numbers from '../records/numbers.ts';
+import * as scheduled from '../records/scheduled-messages.ts';
 import * as webhooks from './routes/webhooks/schemas.ts';
 
 /**
@@ -21,7 +21,7 @@ import * as webhooks from './routes/webhooks/schemas.ts';
  * belong to the domain), and the error responses, media types and headers come from CONVENTIONS,
  * not from anything Fastify knows. So the descriptors are the one source, read directly.
  *
- * Components: every TypeBox schema exported from src/http/schemas/* is a component, named after
+ * Components: every TypeBox schema exported from src/records/* is a component, named after
  * the spec's record (`Number`, `Group`, `CustomField`, `CustomFieldValue`, `CreditBalance`,
  * `ScheduledSingleMessage`, `KeywordReservation`, `Contact`), or after its export less `RecordSchema` /
  * `Schema` (`Message`, `Batch`, `ImportReport`, …), or its `title` when it has one. A schema used

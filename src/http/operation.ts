@@ -3,7 +3,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Input } from '../domain/validation.ts';
-import type { Clock, TimeFormat } from '../domain/time.ts';
+import type { Clock, TimeFormat } from '../lib/time.ts';
 import type { Store } from '../store/db.ts';
 import { readBody } from './plugins/body.ts';
 import { requiredId, requiredParam } from './params.ts';

@@ -8,11 +8,11 @@ import type { Store } from '../store/db.ts';
 import * as repo from '../store/repositories/webhooks.ts';
 import type { ClaimedDelivery } from '../store/repositories/webhooks.ts';
 import type { StoredEvent } from '../domain/webhooks.ts';
-import { createTimeFormat, type Clock, type TimeFormat } from '../domain/time.ts';
-import { messageRecord } from '../http/schemas/messages.ts';
-import { contactRecord } from '../http/schemas/contacts.ts';
-import { scheduledMessageRecord } from '../http/schemas/scheduled-messages.ts';
-import { ForbiddenAddressError, guardedLookup, isForbiddenAddress } from './ssrf.ts';
+import { createTimeFormat, type Clock, type TimeFormat } from '../lib/time.ts';
+import { messageRecord } from '../records/messages.ts';
+import { contactRecord } from '../records/contacts.ts';
+import { scheduledMessageRecord } from '../records/scheduled-messages.ts';
+import { ForbiddenAddressError, guardedLookup, isForbiddenAddress } from '../lib/ssrf.ts';
 
 /**
  * The webhook delivery loop (API-EXTENSIONS §10). `msgsvc serve` runs one beside the dispatcher,
@@ -27,7 +27,7 @@ import { ForbiddenAddressError, guardedLookup, isForbiddenAddress } from './ssrf
  *    `{"type","timestamp","data"}`, signed by the Standard Webhooks scheme (`standardwebhooks`:
  *    `webhook-id` the delivery's id, the same on every attempt; `webhook-timestamp` this attempt's
  *    Unix seconds on the injected clock; `webhook-signature: v1,<base64 HMAC-SHA256>`). The host
- *    is checked by the SSRF guard when the socket connects (src/webhooks/ssrf.ts); redirects are
+ *    is checked by the SSRF guard when the socket connects (src/lib/ssrf.ts); redirects are
  *    not followed (a 3xx is `HTTP 3xx`, a failure);
  * 3. a 2xx within `timeoutMs` (10 s) is Delivered; anything else is retried after 5 s, 30 s,
  *    2 min, 10 min, 1 h, 6 h (each from the attempt before, on the injected clock), then Failed.

@@ -5,8 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config, type ConfigSource } from '../../src/config.ts';
 import { createDemoAccount, type DemoAccount } from '../../src/cli/demo.ts';
-import { recordMappers } from '../../src/http/schemas/index.ts';
-import { createTimeFormat, type Clock } from '../../src/domain/time.ts';
+import { recordMappers } from '../../src/records/index.ts';
+import { createTimeFormat, type Clock } from '../../src/lib/time.ts';
 import { migrateToLatest, openStore, type Store } from '../../src/store/db.ts';
 import { createTestDatabase, testStoreKind } from './stores.ts';
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/config.ts';
 import { createDemoAccount, type DemoAccount } from '../../src/cli/demo.ts';
-import { recordMappers } from '../../src/http/schemas/index.ts';
-import { createTimeFormat } from '../../src/domain/time.ts';
+import { recordMappers } from '../../src/records/index.ts';
+import { createTimeFormat } from '../../src/lib/time.ts';
 import { migrateToLatest, openStore } from '../../src/store/db.ts';
 import { createTestDatabase, testStoreKind } from './stores.ts';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { TestApp } from './app.ts';
 import { call, fmtSchedule, fmtTime } from './operations.ts';
 import { Scheduler, type SchedulerOptions } from '../../src/dispatch/scheduler.ts';
-import type { ManualClock } from '../../src/domain/time.ts';
+import type { ManualClock } from '../../src/lib/time.ts';
 
 const STATUS: Record<number, string> = { 1: 'Pending', 2: 'Action Required', 3: 'Approved and Scheduled' };
 const TYPE: Record<number, string> = { 1: 'SMS', 2: 'MMS' };

@@ -6,7 +6,7 @@
  */
 import type { TestApp } from './app.ts';
 import { fmtTime } from './operations.ts';
-import { createManualClock, systemClock, type ManualClock } from '../../src/domain/time.ts';
+import { createManualClock, systemClock, type ManualClock } from '../../src/lib/time.ts';
 import { Dispatcher, type DispatcherOptions } from '../../src/dispatch/dispatcher.ts';
 import { createSandboxCarrier, type SandboxCarrier } from '../../src/dispatch/sandbox.ts';
 import type { Carrier } from '../../src/dispatch/carrier.ts';

@@ -11,7 +11,7 @@ import {
   releaseIdempotencyKey,
   type IdempotencyRow,
 } from '../../store/repositories/idempotency.ts';
-import { keywordReservationXml, type KeywordReservationRecord } from '../schemas/keywords.ts';
+import { keywordReservationXml, type KeywordReservationRecord } from '../../records/keywords.ts';
 import { parseParams } from '../query.ts';
 import { HttpError, REASON_PHRASES, useFormat, type Format } from '../wire.ts';
 

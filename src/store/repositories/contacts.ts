@@ -278,7 +278,7 @@ export async function listContacts(db: Db, accountId: number, filter: ContactFil
 }
 
 // The spec's Contact record built by SQLite (see listContactsJson): the keys, values and order of
-// contactRecord (src/http/schemas/contacts.ts), times in UTC as `Y-m-d H:i:s`, each contact's
+// contactRecord (src/records/contacts.ts), times in UTC as `Y-m-d H:i:s`, each contact's
 // group and custom field ids ascending, as listContacts gives them.
 const contactsPageJson = `select coalesce(json_group_array(json_object(
     'Id', c."id", 'Number', c."number", 'OptedOut', c."opted_out", 'FirstName', c."first_name", 'LastName', c."last_name",

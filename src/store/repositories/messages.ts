@@ -1,6 +1,6 @@
 import { createAnchors } from '../anchors.ts';
 import { boundCount, prepareQuery, sqliteText } from '../prepared.ts';
-import { MESSAGE_STATUSES, MESSAGE_TYPE_MMS, MESSAGE_TYPES } from '../../domain/statuses.ts';
+import { MESSAGE_STATUSES, MESSAGE_TYPE_MMS, MESSAGE_TYPES } from '../../records/statuses.ts';
 import type { Db } from '../types.ts';
 
 /** A stored scheduled message (times in epoch seconds). */
@@ -54,7 +54,7 @@ export function sqlDescription(column: string, names: Readonly<Record<number, st
 }
 
 // The spec's Scheduled single message record built by SQLite (see listScheduledMessagesJson):
-// the keys, values and order of scheduledMessageRecord (src/http/schemas/scheduled-messages.ts),
+// the keys, values and order of scheduledMessageRecord (src/records/scheduled-messages.ts),
 // DateTime rendered in UTC as `Y:m:d H:i:s`.
 const scheduledRecordJson = `json_object('Id', "id", 'MobilePhone', "mobile_phone", 'Message', "message",
   'DateTime', strftime('%Y:%m:%d %H:%M:%S', "scheduled_at", 'unixepoch'),

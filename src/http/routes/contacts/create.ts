@@ -1,5 +1,5 @@
 import { createContact } from '../../../domain/contacts.ts';
-import { ContactBodySchema, ContactRecordSchema, contactRecord } from '../../schemas/contacts.ts';
+import { ContactBodySchema, ContactRecordSchema, contactRecord } from '../../../records/contacts.ts';
 import { defineOperation } from '../../operation.ts';
 
 /** contacts/create (API-EXTENSIONS §2): 201, the new Contact record, `Location` to contacts/view. */

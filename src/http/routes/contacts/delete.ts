@@ -1,5 +1,5 @@
 import { deleteContact } from '../../../domain/contacts.ts';
-import { IdQuery } from '../../schemas/common.ts';
+import { IdQuery } from '../../../records/common.ts';
 import { defineOperation } from '../../operation.ts';
 
 /** contacts/delete?id= (API-EXTENSIONS §2): 204; memberships and custom field entries go, messages stay. */

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { findContact } from '../../../domain/contacts.ts';
-import { ContactRecordSchema, contactRecord } from '../../schemas/contacts.ts';
+import { ContactRecordSchema, contactRecord } from '../../../records/contacts.ts';
 import { defineOperation } from '../../operation.ts';
 
 /** Spec "GET /v1/contacts/find?number=": one Contact record, looked up by the normalised number. */

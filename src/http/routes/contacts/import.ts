@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { importContacts } from '../../../domain/contacts-import.ts';
-import { ImportReportSchema } from '../../schemas/contacts.ts';
+import { ImportReportSchema } from '../../../records/contacts.ts';
 import { defineOperation } from '../../operation.ts';
 import { HttpError } from '../../wire.ts';
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { contactList, readContactFilters } from '../../../domain/contacts.ts';
-import { PageQuery } from '../../schemas/common.ts';
-import { ContactRecordSchema, contactRecord } from '../../schemas/contacts.ts';
+import { PageQuery } from '../../../records/common.ts';
+import { ContactRecordSchema, contactRecord } from '../../../records/contacts.ts';
 import { defineOperation } from '../../operation.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { updateContact } from '../../../domain/contacts.ts';
-import { IdQuery } from '../../schemas/common.ts';
-import { ContactBodySchema, ContactRecordSchema, contactRecord } from '../../schemas/contacts.ts';
+import { IdQuery } from '../../../records/common.ts';
+import { ContactBodySchema, ContactRecordSchema, contactRecord } from '../../../records/contacts.ts';
 import { defineOperation } from '../../operation.ts';
 
 /** contacts/update?id= (API-EXTENSIONS §2): only the fields sent change; 200, the Contact record. */

@@ -1,6 +1,6 @@
 import { viewContact } from '../../../domain/contacts.ts';
-import { IdQuery } from '../../schemas/common.ts';
-import { ContactRecordSchema, contactRecord } from '../../schemas/contacts.ts';
+import { IdQuery } from '../../../records/common.ts';
+import { ContactRecordSchema, contactRecord } from '../../../records/contacts.ts';
 import { defineOperation } from '../../operation.ts';
 
 /** contacts/view?id= (API-EXTENSIONS §2): one Contact record; 404 `Object not found: {id}`. */

@@ -1,5 +1,5 @@
 import { getCredits } from '../../../store/repositories/accounts.ts';
-import { CreditBalanceRecordSchema } from '../../schemas/credits.ts';
+import { CreditBalanceRecordSchema } from '../../../records/credits.ts';
 import { resolvePage, setPaginationHeaders } from '../../serializers/pagination.ts';
 import { defineOperation } from '../../operation.ts';
 

@@ -1,5 +1,5 @@
 import { createEntry } from '../../../domain/custom-fields.ts';
-import { CustomFieldValueRecordSchema, EntryBodySchema, entryRecord } from '../../schemas/custom-fields.ts';
+import { CustomFieldValueRecordSchema, EntryBodySchema, entryRecord } from '../../../records/custom-fields.ts';
 import { defineOperation } from '../../operation.ts';
 
 /**

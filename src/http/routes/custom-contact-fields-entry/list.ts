@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { entryFilter } from '../../../domain/custom-fields.ts';
 import * as repo from '../../../store/repositories/custom-fields.ts';
-import { PageQuery } from '../../schemas/common.ts';
-import { CustomFieldValueRecordSchema, entryRecord } from '../../schemas/custom-fields.ts';
+import { PageQuery } from '../../../records/common.ts';
+import { CustomFieldValueRecordSchema, entryRecord } from '../../../records/custom-fields.ts';
 import { defineOperation } from '../../operation.ts';
 
 /**

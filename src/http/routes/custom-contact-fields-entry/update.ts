@@ -1,6 +1,6 @@
 import { updateEntry } from '../../../domain/custom-fields.ts';
-import { IdQuery } from '../../schemas/common.ts';
-import { CustomFieldValueRecordSchema, EntryBodySchema, entryRecord } from '../../schemas/custom-fields.ts';
+import { IdQuery } from '../../../records/common.ts';
+import { CustomFieldValueRecordSchema, EntryBodySchema, entryRecord } from '../../../records/custom-fields.ts';
 import { defineOperation } from '../../operation.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { viewEntry } from '../../../domain/custom-fields.ts';
-import { IdQuery } from '../../schemas/common.ts';
-import { CustomFieldValueRecordSchema, entryRecord } from '../../schemas/custom-fields.ts';
+import { IdQuery } from '../../../records/common.ts';
+import { CustomFieldValueRecordSchema, entryRecord } from '../../../records/custom-fields.ts';
 import { defineOperation } from '../../operation.ts';
 
 /** `GET /v1/custom-contact-fields-entry/view?id=` (API-EXTENSIONS §4): one Custom field value record. */

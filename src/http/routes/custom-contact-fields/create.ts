@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { createCustomField } from '../../../domain/custom-fields.ts';
-import { CustomFieldRecordSchema, customFieldRecord } from '../../schemas/custom-fields.ts';
+import { CustomFieldRecordSchema, customFieldRecord } from '../../../records/custom-fields.ts';
 import { defineOperation } from '../../operation.ts';
 
 /**

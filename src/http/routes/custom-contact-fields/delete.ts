@@ -1,5 +1,5 @@
 import { deleteCustomField } from '../../../domain/custom-fields.ts';
-import { IdQuery } from '../../schemas/common.ts';
+import { IdQuery } from '../../../records/common.ts';
 import { defineOperation } from '../../operation.ts';
 
 /** `DELETE /v1/custom-contact-fields/delete?id=` (API-EXTENSIONS §4): removes the field and its entries; 204. */

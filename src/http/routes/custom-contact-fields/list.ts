@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import * as repo from '../../../store/repositories/custom-fields.ts';
-import { PageQuery } from '../../schemas/common.ts';
-import { CustomFieldRecordSchema, customFieldRecord } from '../../schemas/custom-fields.ts';
+import { PageQuery } from '../../../records/common.ts';
+import { CustomFieldRecordSchema, customFieldRecord } from '../../../records/custom-fields.ts';
 import { defineOperation } from '../../operation.ts';
 
 /**

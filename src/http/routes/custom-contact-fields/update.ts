@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { renameCustomField } from '../../../domain/custom-fields.ts';
-import { IdQuery } from '../../schemas/common.ts';
-import { CustomFieldRecordSchema, customFieldRecord } from '../../schemas/custom-fields.ts';
+import { IdQuery } from '../../../records/common.ts';
+import { CustomFieldRecordSchema, customFieldRecord } from '../../../records/custom-fields.ts';
 import { defineOperation } from '../../operation.ts';
 
 /** Spec "PUT /v1/custom-contact-fields/update?id=": body `fname`; replies the Custom field record. */

@@ -1,6 +1,6 @@
 import { viewCustomField } from '../../../domain/custom-fields.ts';
-import { IdQuery } from '../../schemas/common.ts';
-import { CustomFieldRecordSchema, customFieldRecord } from '../../schemas/custom-fields.ts';
+import { IdQuery } from '../../../records/common.ts';
+import { CustomFieldRecordSchema, customFieldRecord } from '../../../records/custom-fields.ts';
 import { defineOperation } from '../../operation.ts';
 
 /** `GET /v1/custom-contact-fields/view?id=` (API-EXTENSIONS §4): one Custom field record with its entries. */

@@ -1,5 +1,5 @@
 import { createGroup } from '../../../domain/groups.ts';
-import { GroupRecordSchema, GroupWriteBodySchema, groupRecord } from '../../schemas/groups.ts';
+import { GroupRecordSchema, GroupWriteBodySchema, groupRecord } from '../../../records/groups.ts';
 import { defineOperation } from '../../operation.ts';
 
 /**

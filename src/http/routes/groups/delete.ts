@@ -1,5 +1,5 @@
 import { deleteGroup } from '../../../domain/groups.ts';
-import { IdQuery } from '../../schemas/common.ts';
+import { IdQuery } from '../../../records/common.ts';
 import { defineOperation } from '../../operation.ts';
 
 /**

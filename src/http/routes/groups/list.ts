@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { groupsPage } from '../../../domain/groups.ts';
-import { PageQuery } from '../../schemas/common.ts';
-import { GroupRecordSchema, groupRecord } from '../../schemas/groups.ts';
+import { PageQuery } from '../../../records/common.ts';
+import { GroupRecordSchema, groupRecord } from '../../../records/groups.ts';
 import { defineOperation } from '../../operation.ts';
 
 /**

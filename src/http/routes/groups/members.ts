@@ -1,6 +1,6 @@
 import { changeMembers } from '../../../domain/groups.ts';
-import { IdQuery } from '../../schemas/common.ts';
-import { GroupMembersBodySchema, GroupRecordSchema, groupRecord } from '../../schemas/groups.ts';
+import { IdQuery } from '../../../records/common.ts';
+import { GroupMembersBodySchema, GroupRecordSchema, groupRecord } from '../../../records/groups.ts';
 import { defineOperation } from '../../operation.ts';
 
 /**

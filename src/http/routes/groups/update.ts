@@ -1,6 +1,6 @@
 import { updateGroup } from '../../../domain/groups.ts';
-import { IdQuery } from '../../schemas/common.ts';
-import { GroupRecordSchema, GroupWriteBodySchema, groupRecord } from '../../schemas/groups.ts';
+import { IdQuery } from '../../../records/common.ts';
+import { GroupRecordSchema, GroupWriteBodySchema, groupRecord } from '../../../records/groups.ts';
 import { defineOperation } from '../../operation.ts';
 
 /**

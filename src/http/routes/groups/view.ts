@@ -1,6 +1,6 @@
 import { viewGroup } from '../../../domain/groups.ts';
-import { IdQuery } from '../../schemas/common.ts';
-import { GroupRecordSchema, groupRecord } from '../../schemas/groups.ts';
+import { IdQuery } from '../../../records/common.ts';
+import { GroupRecordSchema, groupRecord } from '../../../records/groups.ts';
 import { defineOperation } from '../../operation.ts';
 
 /** API-EXTENSIONS §3 `GET /v1/groups/view?id=`: one Group record; 404 `Object not found: {id}` otherwise. */

@@ -1,5 +1,5 @@
 import { checkKeyword } from '../../../domain/keywords.ts';
-import { KeywordAvailabilitySchema, KeywordCheckQuery, type KeywordAvailabilityRecord } from '../../schemas/keywords.ts';
+import { KeywordAvailabilitySchema, KeywordCheckQuery, type KeywordAvailabilityRecord } from '../../../records/keywords.ts';
 import { defineOperation } from '../../operation.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { deleteKeyword } from '../../../domain/keywords.ts';
-import { IdQuery } from '../../schemas/common.ts';
+import { IdQuery } from '../../../records/common.ts';
 import { defineOperation } from '../../operation.ts';
 
 /** API-EXTENSIONS §5 `keyword/delete?id=`: releases the keyword (204); groups that pointed to it get KeywordId 0. */

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { keywordNumberFilter } from '../../../domain/keywords.ts';
 import * as repo from '../../../store/repositories/keywords.ts';
-import { KeywordIndexQuery, keywordReservationFor, keywordReservationRecord, KeywordReservationRecordSchema } from '../../schemas/keywords.ts';
+import { KeywordIndexQuery, keywordReservationFor, keywordReservationRecord, KeywordReservationRecordSchema } from '../../../records/keywords.ts';
 import { defineOperation } from '../../operation.ts';
 
 /**

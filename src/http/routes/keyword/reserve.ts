@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { reserveKeyword } from '../../../domain/keywords.ts';
-import { IntOrString } from '../../schemas/common.ts';
-import { keywordReservationRecord, keywordReservationXml, KeywordReservationRecordSchema } from '../../schemas/keywords.ts';
+import { IntOrString } from '../../../records/common.ts';
+import { keywordReservationRecord, keywordReservationXml, KeywordReservationRecordSchema } from '../../../records/keywords.ts';
 import { defineOperation } from '../../operation.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { updateKeyword } from '../../../domain/keywords.ts';
-import { IdQuery, IntOrString } from '../../schemas/common.ts';
-import { keywordReservationFor, keywordReservationRecord, KeywordReservationRecordSchema } from '../../schemas/keywords.ts';
+import { IdQuery, IntOrString } from '../../../records/common.ts';
+import { keywordReservationFor, keywordReservationRecord, KeywordReservationRecordSchema } from '../../../records/keywords.ts';
 import { defineOperation } from '../../operation.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { findKeyword } from '../../../domain/keywords.ts';
-import { IdQuery } from '../../schemas/common.ts';
-import { keywordReservationFor, keywordReservationRecord, KeywordReservationRecordSchema } from '../../schemas/keywords.ts';
+import { IdQuery } from '../../../records/common.ts';
+import { keywordReservationFor, keywordReservationRecord, KeywordReservationRecordSchema } from '../../../records/keywords.ts';
 import { defineOperation } from '../../operation.ts';
 
 /** API-EXTENSIONS §5 `keyword/view?id=`: one Keyword reservation record (XML: the reserve record's element names). */

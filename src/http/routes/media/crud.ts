@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { deleteMediaById, mediaPage, viewMedia } from '../../../domain/media.ts';
-import { IdQuery, PageQuery } from '../../schemas/common.ts';
-import { MediaRecordSchema, mediaRecord } from '../../schemas/media.ts';
+import { IdQuery, PageQuery } from '../../../records/common.ts';
+import { MediaRecordSchema, mediaRecord } from '../../../records/media.ts';
 import { defineOperation } from '../../operation.ts';
 
 /** API-EXTENSIONS §9 `GET /v1/media/index`: the account's media records by Id ascending, paginated (CONVENTIONS §7). */

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { mediaBytes, viewMedia } from '../../../domain/media.ts';
-import { IdQuery } from '../../schemas/common.ts';
+import { IdQuery } from '../../../records/common.ts';
 import { defineOperation } from '../../operation.ts';
 import { HttpError } from '../../wire.ts';
 

@@ -2,10 +2,10 @@ import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { fileError, MEDIA_MAX_BYTES, MEDIA_MESSAGES, storeUpload } from '../../../domain/media.ts';
 import type { MediaRow } from '../../../store/repositories/media.ts';
-import { MediaRecordSchema, MediaUploadBodySchema, mediaRecord } from '../../schemas/media.ts';
+import { MediaRecordSchema, MediaUploadBodySchema, mediaRecord } from '../../../records/media.ts';
 import { defineOperation } from '../../operation.ts';
 import { HttpError } from '../../wire.ts';
-import { systemClock } from '../../../domain/time.ts';
+import { systemClock } from '../../../lib/time.ts';
 
 /** The one body media type media/upload reads (API-EXTENSIONS §9). */
 const MULTIPART = 'multipart/form-data';

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { createTemplate, deleteTemplateById, templatesPage, updateTemplate, viewTemplate } from '../../../domain/mms-templates.ts';
-import { systemClock } from '../../../domain/time.ts';
-import { IdQuery, PageQuery } from '../../schemas/common.ts';
-import { MmsTemplateRecordSchema, MmsTemplateWriteBodySchema, mmsTemplateRecord } from '../../schemas/media.ts';
+import { systemClock } from '../../../lib/time.ts';
+import { IdQuery, PageQuery } from '../../../records/common.ts';
+import { MmsTemplateRecordSchema, MmsTemplateWriteBodySchema, mmsTemplateRecord } from '../../../records/media.ts';
 import { defineOperation } from '../../operation.ts';
 
 /** API-EXTENSIONS §9 `GET /v1/mms-templates/index`: the account's templates by Id ascending, paginated. */

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import * as repo from '../../../store/repositories/numbers.ts';
-import { PageQuery } from '../../schemas/common.ts';
-import { NumberRecordSchema, numberRecord } from '../../schemas/numbers.ts';
+import { PageQuery } from '../../../records/common.ts';
+import { NumberRecordSchema, numberRecord } from '../../../records/numbers.ts';
 import { defineOperation } from '../../operation.ts';
 
 /** Spec "GET /v1/numbers/index": the account's Number records, paginated (CONVENTIONS §7). */

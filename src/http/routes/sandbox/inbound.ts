@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { inboundDeps, sandboxInbound } from '../../../domain/inbound.ts';
-import { systemClock } from '../../../domain/time.ts';
+import { systemClock } from '../../../lib/time.ts';
 import { isSandboxCarrier } from '../../../dispatch/index.ts';
-import { MessageRecordSchema, messageRecord } from '../../schemas/messages.ts';
+import { MessageRecordSchema, messageRecord } from '../../../records/messages.ts';
 import { defineOperation } from '../../operation.ts';
 
 /** Body fields of sandbox/inbound (documentation; the checks and their messages are the domain's rules). */

@@ -1,5 +1,5 @@
 import { cancelScheduled } from '../../../domain/scheduled.ts';
-import { IdQuery } from '../../schemas/common.ts';
+import { IdQuery } from '../../../records/common.ts';
 import { defineOperation } from '../../operation.ts';
 import { scheduleDeps } from './messaging.ts';
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { messageList, readMessageFilters } from '../../../domain/messages.ts';
-import { PageQuery } from '../../schemas/common.ts';
-import { MessageRecordSchema, messageRecord } from '../../schemas/messages.ts';
+import { PageQuery } from '../../../records/common.ts';
+import { MessageRecordSchema, messageRecord } from '../../../records/messages.ts';
 import { defineOperation } from '../../operation.ts';
 
 /**

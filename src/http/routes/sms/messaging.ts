@@ -1,6 +1,6 @@
 import type { MessagingDeps } from '../../../domain/messages.ts';
 import type { ScheduleDeps } from '../../../domain/scheduled.ts';
-import { systemClock } from '../../../domain/time.ts';
+import { systemClock } from '../../../lib/time.ts';
 import type { RouteDeps } from '../../operation.ts';
 
 /** What the messaging rules need, from the route dependencies (the system clock unless one was injected). */

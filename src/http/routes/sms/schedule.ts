@@ -1,5 +1,5 @@
 import { scheduleMessage } from '../../../domain/scheduled.ts';
-import { ScheduleBodySchema, ScheduledMessageRecordSchema, scheduledMessageRecord } from '../../schemas/scheduled-messages.ts';
+import { ScheduleBodySchema, ScheduledMessageRecordSchema, scheduledMessageRecord } from '../../../records/scheduled-messages.ts';
 import { defineOperation } from '../../operation.ts';
 import { scheduleDeps } from './messaging.ts';
 

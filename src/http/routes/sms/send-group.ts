@@ -1,5 +1,5 @@
 import { sendGroupMessage } from '../../../domain/messages.ts';
-import { BatchRecordSchema, SendGroupBodySchema, batchRecord } from '../../schemas/messages.ts';
+import { BatchRecordSchema, SendGroupBodySchema, batchRecord } from '../../../records/messages.ts';
 import { defineOperation } from '../../operation.ts';
 import { messagingDeps } from './messaging.ts';
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { sendMessage } from '../../../domain/messages.ts';
-import { MessageRecordSchema, SendBodySchema, messageRecord } from '../../schemas/messages.ts';
+import { MessageRecordSchema, SendBodySchema, messageRecord } from '../../../records/messages.ts';
 import { defineOperation } from '../../operation.ts';
 import { messagingDeps } from './messaging.ts';
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import * as repo from '../../../store/repositories/messages.ts';
-import { PageQuery } from '../../schemas/common.ts';
-import { ScheduledMessageRecordSchema, scheduledMessageRecord } from '../../schemas/scheduled-messages.ts';
+import { PageQuery } from '../../../records/common.ts';
+import { ScheduledMessageRecordSchema, scheduledMessageRecord } from '../../../records/scheduled-messages.ts';
 import { defineOperation } from '../../operation.ts';
 
 /** Spec "GET /v1/sms/single-schedule-messages": scheduled single messages, paginated. */

@@ -1,6 +1,6 @@
 import { updateScheduled } from '../../../domain/scheduled.ts';
-import { IdQuery } from '../../schemas/common.ts';
-import { ScheduleBodySchema, ScheduledMessageRecordSchema, scheduledMessageRecord } from '../../schemas/scheduled-messages.ts';
+import { IdQuery } from '../../../records/common.ts';
+import { ScheduleBodySchema, ScheduledMessageRecordSchema, scheduledMessageRecord } from '../../../records/scheduled-messages.ts';
 import { defineOperation } from '../../operation.ts';
 import { scheduleDeps } from './messaging.ts';
 

@@ -1,6 +1,6 @@
 import { viewScheduled } from '../../../domain/scheduled.ts';
-import { IdQuery } from '../../schemas/common.ts';
-import { ScheduledMessageRecordSchema, scheduledMessageRecord } from '../../schemas/scheduled-messages.ts';
+import { IdQuery } from '../../../records/common.ts';
+import { ScheduledMessageRecordSchema, scheduledMessageRecord } from '../../../records/scheduled-messages.ts';
 import { defineOperation } from '../../operation.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { viewMessage } from '../../../domain/messages.ts';
-import { IdQuery } from '../../schemas/common.ts';
-import { MessageRecordSchema, messageRecord } from '../../schemas/messages.ts';
+import { IdQuery } from '../../../records/common.ts';
+import { MessageRecordSchema, messageRecord } from '../../../records/messages.ts';
 import { defineOperation } from '../../operation.ts';
 
 /** sms/view?id= (API-EXTENSIONS §6): one Message record of the log; 404 `Object not found: {id}`. */

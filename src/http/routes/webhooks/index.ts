@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { systemClock } from '../../../domain/time.ts';
+import { systemClock } from '../../../lib/time.ts';
 import {
   createWebhook,
   deleteWebhook,
@@ -10,7 +10,7 @@ import {
   webhooksPage,
   type WebhookDeps,
 } from '../../../domain/webhooks.ts';
-import { IdQuery, PageQuery } from '../../schemas/common.ts';
+import { IdQuery, PageQuery } from '../../../records/common.ts';
 import { defineOperation, type RouteDeps } from '../../operation.ts';
 import { CreatedWebhookRecordSchema, DeliveryRecordSchema, WebhookBodySchema, WebhookRecordSchema, deliveryRecord, webhookRecord } from './schemas.ts';
 

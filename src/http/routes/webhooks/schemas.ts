@@ -1,8 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { TimeFormat } from '../../../domain/time.ts';
+import type { TimeFormat } from '../../../lib/time.ts';
 import { webhookEvents } from '../../../domain/webhooks.ts';
 import type { DeliveryRow, WebhookRow } from '../../../store/repositories/webhooks.ts';
-import { Int, Str } from '../../schemas/common.ts';
+import { Int, Str } from '../../../records/common.ts';
 
 /** API-EXTENSIONS §10 Webhook record, fields in its order. */
 export const WebhookRecordSchema = Type.Object({

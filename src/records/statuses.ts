@@ -1,6 +1,6 @@
 /**
  * The spec's status and type tables ("Number status", "Scheduled message status", "Type values"):
- * the domain's vocabulary, rendered into records by src/http/schemas.
+ * the domain's vocabulary, rendered into records by src/records.
  */
 
 /** Spec "Number status". */

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { TimeFormat } from '../../domain/time.ts';
-import { NUMBER_STATUSES } from '../../domain/statuses.ts';
-import type { NumberRow } from '../../store/repositories/numbers.ts';
+import type { TimeFormat } from '../lib/time.ts';
+import { NUMBER_STATUSES } from './statuses.ts';
+import type { NumberRow } from '../store/repositories/numbers.ts';
 import { Int, NullableStr, Str } from './common.ts';
 
 /** Spec "Number (account number record)". */

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { TimeFormat } from '../../domain/time.ts';
-import type { MediaRow, MmsTemplateRow } from '../../store/repositories/media.ts';
+import type { TimeFormat } from '../lib/time.ts';
+import type { MediaRow, MmsTemplateRow } from '../store/repositories/media.ts';
 import { Int, IntOrString, Str } from './common.ts';
 
 /** API-EXTENSIONS §9 media record. */

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { TimeFormat } from '../../domain/time.ts';
-import type { ContactRow } from '../../store/repositories/contacts.ts';
+import type { TimeFormat } from '../lib/time.ts';
+import type { ContactRow } from '../store/repositories/contacts.ts';
 import { Int, Str } from './common.ts';
 
 /** Spec "Contact". */

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { TimeFormat } from '../../domain/time.ts';
-import { DIRECTIONS, LOG_STATUSES, MESSAGE_TYPES } from '../../domain/statuses.ts';
-import type { BatchRow, MessageRow } from '../../store/repositories/message-log.ts';
+import type { TimeFormat } from '../lib/time.ts';
+import { DIRECTIONS, LOG_STATUSES, MESSAGE_TYPES } from './statuses.ts';
+import type { BatchRow, MessageRow } from '../store/repositories/message-log.ts';
 import { Int, IntOrString, NullableStr, Str } from './common.ts';
 
 /** An integer id, or `""` when none (BatchId, ScheduledMessageId). */

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { TimeFormat } from '../../domain/time.ts';
-import { MESSAGE_STATUSES, MESSAGE_TYPE_MMS, MESSAGE_TYPES } from '../../domain/statuses.ts';
-import type { ScheduledMessageRow } from '../../store/repositories/messages.ts';
+import type { TimeFormat } from '../lib/time.ts';
+import { MESSAGE_STATUSES, MESSAGE_TYPE_MMS, MESSAGE_TYPES } from './statuses.ts';
+import type { ScheduledMessageRow } from '../store/repositories/messages.ts';
 import { Int, IntOrString, Str } from './common.ts';
 
 /** Spec "Scheduled single message". */

@@ -1,4 +1,4 @@
-import type { TimeFormat } from '../../domain/time.ts';
+import type { TimeFormat } from '../lib/time.ts';
 import { contactRecord } from './contacts.ts';
 import { customFieldRecord, entryRecord } from './custom-fields.ts';
 import { groupRecord } from './groups.ts';

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { TimeFormat } from '../../domain/time.ts';
-import type { GroupRow } from '../../store/repositories/groups.ts';
+import type { TimeFormat } from '../lib/time.ts';
+import type { GroupRow } from '../store/repositories/groups.ts';
 import { Int, IntOrString, Str } from './common.ts';
 
 /** Spec "Group". */

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { KeywordReservationRow } from '../../store/repositories/keywords.ts';
+import type { KeywordReservationRow } from '../store/repositories/keywords.ts';
 import { Int, PageQuery, Str } from './common.ts';
 
 /** Spec "Keyword reservation", JSON form. The XML form renames fields; see keywordReservationXml. */

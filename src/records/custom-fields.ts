@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { TimeFormat } from '../../domain/time.ts';
-import type { CustomFieldRow, EntryRow } from '../../store/repositories/custom-fields.ts';
+import type { TimeFormat } from '../lib/time.ts';
+import type { CustomFieldRow, EntryRow } from '../store/repositories/custom-fields.ts';
 import { Int, IntOrString, Str } from './common.ts';
 
 /** Spec "Custom field value (entry)". */
