@@ -27,7 +27,7 @@ import { performance } from 'node:perf_hooks';
 import { scheduledMessageRecord } from '../src/records/scheduled-messages.ts';
 import { createTimeFormat } from '../src/lib/time.ts';
 import { startCheckpointer } from '../src/store/checkpointer.ts';
-import type { ScheduledMessageRow } from '../src/store/repositories/messages.ts';
+import type { ScheduledMessageRow } from '../src/records/scheduled-messages.ts';
 
 const { values: flags } = parseArgs({
   options: {

@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { benchDatabase, postgresReachable } from './lib/databases.ts';
 import { createAccount, issueToken } from '../src/domain/accounts.ts';
 import { migrateToLatest, openStore } from '../src/store/db.ts';
-import { pngImage } from '../src/cli/sample-images.ts';
+import { pngImage } from '../src/lib/sample-images.ts';
 import { freePort, startServer, stopAll, type Server } from './lib/procs.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');

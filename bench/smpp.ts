@@ -19,7 +19,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
-import { createDemoAccount } from '../src/cli/demo.ts';
+import { createDemoAccount } from '../src/domain/demo.ts';
 import { createDispatcher } from '../src/dispatch/index.ts';
 import { createSmppCarrier } from '../src/dispatch/smpp.ts';
 import { recordMappers } from '../src/records/index.ts';

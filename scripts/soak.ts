@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createDemoAccount, type DemoAccount } from '../src/cli/demo.ts';
+import { createDemoAccount, type DemoAccount } from '../src/domain/demo.ts';
 import { recordMappers } from '../src/records/index.ts';
 import { createTimeFormat } from '../src/lib/time.ts';
 import { migrateToLatest, openStore } from '../src/store/db.ts';

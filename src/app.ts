@@ -19,7 +19,7 @@ import { createIdempotency } from './http/plugins/idempotency.ts';
 import { registerApiDocs } from './http/docs.ts';
 import { fieldsHook } from './http/serializers/fields.ts';
 import { castHeaderNames, errorBody, escapeJsonLineTerminators, HttpError, JSON_TYPE, REASON_PHRASES, setWireHeader, WireResponse } from './http/wire.ts';
-import { pingStore, type Store } from './store/db.ts';
+import { storeReady, type Store } from './domain/store.ts';
 import { createRateLimiterBackend } from './http/rate-limiter-backend.ts';
 import { createMetrics, requestIdOf, type DispatcherStats, type WebhookDeliveryStats } from './http/metrics.ts';
 import type { RateLimitStats } from './http/plugins/rate-limit.ts';
@@ -424,7 +424,7 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
       }
     };
     const [database, redis] = await Promise.all([
-      check(() => pingStore(deps.store)),
+      check(() => storeReady(deps.store)),
       limits.kind === 'redis' ? check(() => limits.ping()) : Promise.resolve('not configured'),
     ]);
     const ready = database === 'ok' && redis !== 'unavailable';

@@ -20,7 +20,15 @@ import closeWithGrace from 'close-with-grace';
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import { ConfigError, type Config } from './config.ts';
 import { createLogger } from './http/log.ts';
-import { CLUSTER_WORKER_ENV, createHostLoops, openPreparedStore, printDemoBanner, serverUrl, startServer, type HostLoops, type RunningServer } from './main.ts';
+import { createHostLoops, openPreparedStore, printDemoBanner, serverUrl, startServer, type HostLoops, type RunningServer } from './server.ts';
+
+/** Set by a `serve --workers` primary in the environment of the workers it forks. */
+export const CLUSTER_WORKER_ENV = 'MSGSVC_CLUSTER_WORKER';
+
+/** True in a worker forked by `serve --workers` (not in one of another cluster manager, such as pm2's). */
+export function isClusterWorker(): boolean {
+  return cluster.isWorker && process.env[CLUSTER_WORKER_ENV] === '1';
+}
 
 /** The IPC channel of msgsvc's own messages (the rate limiter uses `rate_limiter_flexible`). */
 const CHANNEL = 'msgsvc';
@@ -58,7 +66,7 @@ function inMemoryDatabase(config: Config): boolean {
  *   this process is already a worker of another cluster manager.
  */
 export async function serveCluster(config: Config): Promise<void> {
-  if (cluster.isWorker && process.env[CLUSTER_WORKER_ENV] === '1') return runClusterWorker(config);
+  if (isClusterWorker()) return runClusterWorker(config);
   if (cluster.isWorker) {
     throw new ConfigError(`--workers ${config.workers} (MSGSVC_WORKERS) cannot run inside another cluster manager (such as pm2's cluster mode): use --workers 1 there`);
   }

@@ -170,7 +170,120 @@ export type ConfigSource = Record<string, string | undefined>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-function integer(source: ConfigSource, name: string, fallback: number, min: number, max: number): number {
+/**
+ * One environment variable msgsvc reads: the machine-readable list that docs/configuration.md is
+ * generated from (`npm run config:doc`, scripts/config-doc.ts; test/docs-configuration.test.ts
+ * fails when the page is stale or misses a variable read in src/). For a whole number (`integer`)
+ * `fallback`, `min` and `max` are the very values loadConfig applies.
+ */
+export type SettingSpec = {
+  /** The environment variable. */
+  readonly name: string;
+  /** The `msgsvc serve` flag that sets it (flags win over the environment), if any. */
+  readonly flag?: string;
+  /** Heading of docs/configuration.md the variable is listed under. */
+  readonly group: string;
+  /** Unit of the value (`ms`, `bytes`, `seconds`, …), if it has one. */
+  readonly unit?: string;
+  /** What it does, in Markdown (one line). */
+  readonly meaning: string;
+} & (
+  | { readonly kind: 'integer'; readonly fallback: number; readonly min: number; readonly max: number }
+  | { readonly kind: 'toggle'; readonly fallback: boolean }
+  /** `fallback`: the default as the page shows it (`undefined`: unset by default). */
+  | { readonly kind: 'text'; readonly fallback: string | undefined; readonly values?: string }
+  /** Read by something other than loadConfig (bin/, Node itself, the cluster primary); documented only. */
+  | { readonly kind: 'external'; readonly fallback: string | undefined; readonly values?: string }
+);
+
+const STOP_REPLY = 'You have been unsubscribed and will receive no more messages. Reply START to resubscribe.';
+const START_REPLY = 'You have been resubscribed. Reply STOP to unsubscribe.';
+const HELP_REPLY = 'Reply STOP to unsubscribe.';
+
+/** Every environment variable of msgsvc, in the order docs/configuration.md lists them (one line each: a table). */
+// prettier-ignore
+export const SETTINGS: readonly SettingSpec[] = Object.freeze([
+  // Server
+  { name: 'PORT', flag: '--port', group: 'Server', kind: 'integer', fallback: 8080, min: 0, max: 65535, meaning: 'TCP port to listen on' },
+  { name: 'HOST', flag: '--host', group: 'Server', kind: 'text', fallback: '127.0.0.1', meaning: 'interface to bind (`0.0.0.0`: every interface)' },
+  { name: 'MSGSVC_WORKERS', flag: '--workers', group: 'Server', kind: 'text', fallback: 'auto', values: '`auto` or 1 to 256', meaning: 'HTTP worker processes of `serve`; `auto` = the host\'s cores minus one, at least 1; 1 = one process, no cluster ([guides/production.md](guides/production.md))' },
+  { name: 'MSGSVC_DEMO', flag: '--no-demo', group: 'Server', kind: 'toggle', fallback: true, meaning: 'create a demo account with sample data on the first start (no account in the database); `0` turns it off' },
+  { name: 'LOG_LEVEL', flag: '--log-level', group: 'Server', kind: 'text', fallback: 'info', values: 'fatal, error, warn, info, debug, trace, silent', meaning: 'pino log level' },
+  { name: 'MSGSVC_TIMEZONE', flag: '--timezone', group: 'Server', kind: 'text', fallback: 'UTC', values: 'an IANA zone', meaning: 'time zone that timestamps are rendered and read in (API.md §9.1)' },
+  { name: 'MSGSVC_DEFAULT_REGION', flag: '--default-region', group: 'Server', kind: 'text', fallback: 'US', values: 'an ISO 3166 region', meaning: 'region of phone numbers written without a country code (API.md §1.7)' },
+  // Database
+  { name: 'DATABASE_URL', flag: '--database-url', group: 'Database', kind: 'text', fallback: './data/msgsvc.db', values: 'a file path, `sqlite:PATH`, `postgres://…`', meaning: 'where the data lives: a SQLite file (embedded) or PostgreSQL' },
+  { name: 'MSGSVC_PG_POOL_SIZE', group: 'Database', kind: 'integer', fallback: 10, min: 1, max: 1000, unit: 'connections', meaning: 'PostgreSQL connections per process (instances × workers × pool size must stay under `max_connections`)' },
+  { name: 'MSGSVC_STATEMENT_TIMEOUT_MS', group: 'Database', kind: 'integer', fallback: 5000, min: 1, max: 600_000, unit: 'ms', meaning: 'PostgreSQL statement timeout (also bounds connecting)' },
+  { name: 'MSGSVC_SQLITE_CHECKPOINT_MS', group: 'Database', kind: 'integer', fallback: 0, min: 0, max: 60_000, unit: 'ms', meaning: 'SQLite: `0`, the automatic WAL checkpoint runs inside the commit that fills the WAL past 1,000 pages; a number: checkpoints run that often on a thread of their own, so no request waits for one. Worth it where the process has a spare core; on one core it made the writes\' tail latency worse ([PERFORMANCE.md](PERFORMANCE.md))' },
+  // Requests
+  { name: 'MSGSVC_BODY_LIMIT', flag: '--body-limit', group: 'Requests', kind: 'integer', fallback: 102_400, min: 1, max: 1_073_741_824, unit: 'bytes', meaning: 'largest request body (larger: 413)' },
+  { name: 'MSGSVC_IMPORT_BODY_LIMIT', group: 'Requests', kind: 'integer', fallback: 52_428_800, min: 1, max: 4_294_967_296, unit: 'bytes', meaning: 'largest `contacts/import` CSV body (larger: 413); at most this much is written to a private temporary file per running import' },
+  { name: 'MSGSVC_MEDIA_BODY_LIMIT', group: 'Requests', kind: 'integer', fallback: 74_448_896, min: 1, max: 4_294_967_296, unit: 'bytes', meaning: 'largest `media/upload` body (larger: 413): the 70.00 MB file plus 1 MiB for the multipart envelope; a file over 70.00 MB inside it gets the 422 of API.md §10.7' },
+  { name: 'MSGSVC_REQUEST_TIMEOUT_MS', group: 'Requests', kind: 'integer', fallback: 30_000, min: 100, max: 3_600_000, unit: 'ms', meaning: 'time a client has to send a whole request, headers and body (slower: 408, connection closed)' },
+  { name: 'MSGSVC_KEEP_ALIVE_TIMEOUT_MS', group: 'Requests', kind: 'integer', fallback: 72_000, min: 100, max: 3_600_000, unit: 'ms', meaning: 'how long an idle keep-alive connection stays open; keep it above the load balancer\'s idle timeout' },
+  { name: 'MSGSVC_TOKEN_CACHE_MS', group: 'Requests', kind: 'integer', fallback: 2000, min: 0, max: 60_000, unit: 'ms', meaning: 'how long a resolved access token is trusted without asking the database (`0`: off). A revocation by this process applies at once; on SQLite, one by another process within 10 ms; on PostgreSQL, one by another process or instance within this time' },
+  // Rate limit
+  { name: 'MSGSVC_RATE_LIMIT', flag: '--rate-limit', group: 'Rate limit', kind: 'integer', fallback: 60, min: 1, max: 1_000_000_000, unit: 'requests', meaning: 'requests per account per window (API.md §6)' },
+  { name: 'MSGSVC_RATE_WINDOW', flag: '--rate-window', group: 'Rate limit', kind: 'integer', fallback: 1, min: 1, max: 86_400, unit: 'seconds', meaning: 'the rate-limit window (API.md §6)' },
+  { name: 'REDIS_URL', group: 'Rate limit', kind: 'text', fallback: undefined, values: '`redis://…` or `rediss://…`', meaning: 'count the rate limit in Redis, so that it holds across instances; unset: each process counts on its own' },
+  { name: 'MSGSVC_RATE_KEY_PREFIX', group: 'Rate limit', kind: 'text', fallback: 'msgsvc-rl', values: '1 to 64 of `A-Z a-z 0-9 : _ . -`', meaning: 'prefix of the rate-limit keys in Redis, so that deployments can share one Redis' },
+  // Messages
+  { name: 'MSGSVC_SMS_SEGMENT_CREDITS', group: 'Messages', kind: 'integer', fallback: 1, min: 0, max: 1_000_000, unit: 'credits', meaning: 'what one SMS segment costs (API.md §11.1)' },
+  { name: 'MSGSVC_MMS_CREDITS', group: 'Messages', kind: 'integer', fallback: 3, min: 0, max: 1_000_000, unit: 'credits', meaning: 'what one MMS costs (API.md §11.1)' },
+  { name: 'MSGSVC_STOP_REPLY', group: 'Messages', kind: 'text', fallback: STOP_REPLY, values: '1 to 1,600 characters', meaning: 'the free confirmation of STOP, STOPALL, UNSUBSCRIBE, CANCEL, END and QUIT (API.md §11.5)' },
+  { name: 'MSGSVC_START_REPLY', group: 'Messages', kind: 'text', fallback: START_REPLY, values: '1 to 1,600 characters', meaning: 'the free confirmation of START and UNSTOP (API.md §11.5)' },
+  { name: 'MSGSVC_HELP_REPLY', group: 'Messages', kind: 'text', fallback: HELP_REPLY, values: '1 to 1,600 characters', meaning: 'the free reply to HELP and INFO (API.md §11.5)' },
+  // Dispatcher
+  { name: 'MSGSVC_DISPATCHER', group: 'Dispatcher and scheduler', kind: 'toggle', fallback: true, meaning: 'run the dispatcher, the scheduler and the webhook deliveries inside `msgsvc serve` (`msgsvc worker` runs them regardless)' },
+  { name: 'MSGSVC_DISPATCH_BATCH', group: 'Dispatcher and scheduler', kind: 'integer', fallback: 500, min: 1, max: 10_000, unit: 'messages', meaning: 'messages one dispatcher claims at a time' },
+  { name: 'MSGSVC_DISPATCH_LEASE_MS', group: 'Dispatcher and scheduler', kind: 'integer', fallback: 60_000, min: 100, max: 86_400_000, unit: 'ms', meaning: 'how long a claimed message stays claimed before another dispatcher may take it again: how soon a message is retried after a crash; keep it well above the time one batch takes to reach the carrier' },
+  { name: 'MSGSVC_DISPATCH_MAX_ATTEMPTS', group: 'Dispatcher and scheduler', kind: 'integer', fallback: 5, min: 1, max: 100, unit: 'attempts', meaning: 'carrier attempts before a message ends Failed (`RETRIES_EXHAUSTED`)' },
+  { name: 'MSGSVC_DISPATCH_POLL_MS', group: 'Dispatcher and scheduler', kind: 'integer', fallback: 100, min: 1, max: 60_000, unit: 'ms', meaning: 'how often an idle dispatcher looks for due work' },
+  { name: 'MSGSVC_SCHEDULER_POLL_MS', group: 'Dispatcher and scheduler', kind: 'integer', fallback: 200, min: 1, max: 1000, unit: 'ms', meaning: 'how often an idle scheduler looks for scheduled messages to check or send (at most a second: API.md §11.7)' },
+  { name: 'MSGSVC_CARRIER', group: 'Dispatcher and scheduler', kind: 'text', fallback: undefined, values: '`sandbox`, `smpp`', meaning: 'the carrier; unset: `smpp` when `MSGSVC_SMPP_URL` is set, else `sandbox`. `sandbox` wins over a URL that is set; `smpp` needs the URL' },
+  // Sandbox carrier
+  { name: 'MSGSVC_SANDBOX_RECEIPT_MS', group: 'Sandbox carrier', kind: 'integer', fallback: 1000, min: 0, max: 86_400_000, unit: 'ms', meaning: 'time from Sent to the delivery receipt (API.md §11.3)' },
+  { name: 'MSGSVC_SANDBOX_SUBMIT_MS', group: 'Sandbox carrier', kind: 'integer', fallback: 0, min: 0, max: 60_000, unit: 'ms', meaning: 'time each submit takes, to imitate a carrier\'s latency (benchmarks)' },
+  { name: 'MSGSVC_SANDBOX_WINDOW', group: 'Sandbox carrier', kind: 'integer', fallback: 100, min: 1, max: 10_000, unit: 'submits', meaning: 'submits awaiting their answer at once, as a carrier\'s window' },
+  { name: 'MSGSVC_SANDBOX_JOURNAL', group: 'Sandbox carrier', kind: 'text', fallback: undefined, values: 'a file path', meaning: 'a file that gets one line per submit (`{message id} {carrier message id}`), written before the submit is acknowledged: for tests and demos that count what reached the carrier across processes' },
+  // SMPP carrier
+  { name: 'MSGSVC_SMPP_URL', group: 'SMPP carrier', kind: 'text', fallback: undefined, values: '`smpp://system_id:password@host:port`, `smpps://…`', meaning: 'send through this SMPP 3.4 SMSC; `smpps://` for TLS; port 2775 when left out; system_id at most 15, password at most 8 characters (percent-encode `@`, `:`, `/`) ([guides/carriers.md](guides/carriers.md))' },
+  { name: 'MSGSVC_SMPP_RATE', group: 'SMPP carrier', kind: 'integer', fallback: 100, min: 1, max: 100_000, unit: 'per second', meaning: 'submit_sm per second at most (one per segment), as the carrier contract allows' },
+  { name: 'MSGSVC_SMPP_WINDOW', group: 'SMPP carrier', kind: 'integer', fallback: 10, min: 1, max: 1000, unit: 'submits', meaning: 'submit_sm awaiting their response at most (also the dispatcher\'s concurrency)' },
+  { name: 'MSGSVC_SMPP_TIMEOUT_MS', group: 'SMPP carrier', kind: 'integer', fallback: 10_000, min: 100, max: 600_000, unit: 'ms', meaning: 'how long each PDU\'s response (and connect, and bind) is awaited' },
+  { name: 'MSGSVC_SMPP_ENQUIRE_MS', group: 'SMPP carrier', kind: 'integer', fallback: 30_000, min: 0, max: 3_600_000, unit: 'ms', meaning: 'enquire_link period that keeps the bind alive (`0`: none)' },
+  { name: 'NODE_EXTRA_CA_CERTS', group: 'SMPP carrier', kind: 'external', fallback: undefined, values: 'a PEM file', meaning: 'read by Node itself: extra CAs, for an `smpps://` SMSC whose certificate a private CA signed' },
+  // Webhooks
+  { name: 'MSGSVC_WEBHOOK_ALLOW_PRIVATE', group: 'Webhooks', kind: 'toggle', fallback: false, meaning: 'allow webhook URLs whose host is or resolves to a loopback, private, link-local or unspecified address (API.md §12.5)' },
+  { name: 'MSGSVC_WEBHOOK_TIMEOUT_MS', group: 'Webhooks', kind: 'integer', fallback: 10_000, min: 1, max: 600_000, unit: 'ms', meaning: 'time a receiver has to answer 2xx (API.md §12.4)' },
+  { name: 'MSGSVC_WEBHOOK_BATCH', group: 'Webhooks', kind: 'integer', fallback: 100, min: 1, max: 10_000, unit: 'deliveries', meaning: 'deliveries claimed per round of the delivery loop' },
+  { name: 'MSGSVC_WEBHOOK_CONCURRENCY', group: 'Webhooks', kind: 'integer', fallback: 32, min: 1, max: 1000, unit: 'deliveries', meaning: 'deliveries in flight at once per delivery loop' },
+  // Observability
+  { name: 'MSGSVC_METRICS_TOKEN', group: 'Observability', kind: 'text', fallback: undefined, values: '16 to 200 visible ASCII characters', meaning: 'bearer token of `GET /metrics`; unset: no `/metrics` (404) ([guides/metrics.md](guides/metrics.md))' },
+  // The command
+  { name: 'MSGSVC_FROM_SOURCE', group: 'The msgsvc command', kind: 'external', fallback: undefined, values: '`1`', meaning: 'read by bin/msgsvc.js: run `src/` through tsx even when `dist/` is up to date (development)' },
+  { name: 'NODE_OPTIONS', group: 'The msgsvc command', kind: 'external', fallback: undefined, meaning: 'read by Node itself; `--max-semi-space-size=8` is what `npm start` passes (about 25 MB less RSS, same speed)' },
+  { name: 'MSGSVC_CLUSTER_WORKER', group: 'The msgsvc command', kind: 'external', fallback: undefined, values: '`1`', meaning: 'internal: set by `serve --workers N` on the worker processes it starts; never set it yourself' },
+] satisfies SettingSpec[]);
+
+const BY_NAME = new Map(SETTINGS.map((s) => [s.name, s]));
+
+/** The table entry of `name`, of the given kind (a programming error otherwise). */
+function spec<K extends SettingSpec['kind']>(name: string, kind: K): Extract<SettingSpec, { kind: K }> {
+  const found = BY_NAME.get(name);
+  if (!found || found.kind !== kind) throw new Error(`config.ts: ${name} is not a ${kind} setting of SETTINGS`);
+  return found as Extract<SettingSpec, { kind: K }>;
+}
+
+/** The default of a text setting, as SETTINGS gives it. */
+function textDefault(name: string): string {
+  return spec(name, 'text').fallback ?? '';
+}
+
+/** A whole-number setting, with the default and bounds of its SETTINGS entry. @throws ConfigError */
+function integer(source: ConfigSource, name: string): number {
+  const { fallback, min, max } = spec(name, 'integer');
   const raw = source[name];
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw.trim())) {
@@ -193,7 +306,8 @@ function workerCount(raw: string | undefined): number {
   return Number(value);
 }
 
-function toggle(source: ConfigSource, name: string, fallback: boolean): boolean {
+function toggle(source: ConfigSource, name: string): boolean {
+  const { fallback } = spec(name, 'toggle');
   const raw = source[name];
   if (raw === undefined || raw === '') return fallback;
   const v = raw.trim().toLowerCase();
@@ -208,7 +322,7 @@ function toggle(source: ConfigSource, name: string, fallback: boolean): boolean 
  */
 export function parseDatabaseUrl(raw: string | undefined, pg = { poolSize: 10, statementTimeoutMs: 5000 }): DatabaseConfig {
   const value = (raw ?? '').trim();
-  if (value === '') return { kind: 'sqlite', path: './data/msgsvc.db' };
+  if (value === '') return { kind: 'sqlite', path: textDefault('DATABASE_URL') };
   if (/^postgres(ql)?:\/\//i.test(value)) return { kind: 'postgres', url: value, ...pg };
   const sqlite = /^sqlite:(\/\/)?(.*)$/i.exec(value);
   if (sqlite) {
@@ -228,7 +342,7 @@ function withCheckpoints(database: DatabaseConfig, checkpointMs: number): Databa
 }
 
 function rateKeyPrefix(raw: string | undefined): string {
-  const value = (raw ?? '').trim() || 'msgsvc-rl';
+  const value = (raw ?? '').trim() || textDefault('MSGSVC_RATE_KEY_PREFIX');
   if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(value)) {
     throw new ConfigError(`MSGSVC_RATE_KEY_PREFIX must be 1-64 of A-Z a-z 0-9 : _ . -, got ${JSON.stringify(raw)}`);
   }
@@ -267,11 +381,7 @@ function smppUrl(raw: string | undefined): string | undefined {
 }
 
 /** The three reply texts of API-EXTENSIONS §7, word for word, used when their setting is unset or blank. */
-export const DEFAULT_REPLIES = Object.freeze({
-  stop: 'You have been unsubscribed and will receive no more messages. Reply START to resubscribe.',
-  start: 'You have been resubscribed. Reply STOP to unsubscribe.',
-  help: 'Reply STOP to unsubscribe.',
-});
+export const DEFAULT_REPLIES = Object.freeze({ stop: STOP_REPLY, start: START_REPLY, help: HELP_REPLY });
 
 /** MSGSVC_METRICS_TOKEN: trimmed; unset or blank: no /metrics; else 16 to 200 visible ASCII characters. */
 function metricsToken(raw: string | undefined): string | undefined {
@@ -296,68 +406,68 @@ function replyText(source: ConfigSource, name: string, fallback: string): string
  * @throws ConfigError naming the first bad setting.
  */
 export function loadConfig(source: ConfigSource = process.env): Config {
-  const timeZone = (source.MSGSVC_TIMEZONE ?? '').trim() || 'UTC';
+  const timeZone = (source.MSGSVC_TIMEZONE ?? '').trim() || textDefault('MSGSVC_TIMEZONE');
   try {
     new Intl.DateTimeFormat('en-US', { timeZone });
   } catch {
     throw new ConfigError(`MSGSVC_TIMEZONE is not a known IANA time zone: ${JSON.stringify(timeZone)}`);
   }
-  const region = ((source.MSGSVC_DEFAULT_REGION ?? '').trim() || 'US').toUpperCase();
+  const region = ((source.MSGSVC_DEFAULT_REGION ?? '').trim() || textDefault('MSGSVC_DEFAULT_REGION')).toUpperCase();
   if (!isSupportedCountry(region)) {
     throw new ConfigError(`MSGSVC_DEFAULT_REGION is not a supported ISO 3166 region code: ${JSON.stringify(region)}`);
   }
-  const logLevel = ((source.LOG_LEVEL ?? '').trim() || 'info').toLowerCase();
+  const logLevel = ((source.LOG_LEVEL ?? '').trim() || textDefault('LOG_LEVEL')).toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(source.LOG_LEVEL)}`);
   }
-  const host = (source.HOST ?? '').trim() || '127.0.0.1';
+  const host = (source.HOST ?? '').trim() || textDefault('HOST');
   return Object.freeze({
-    port: integer(source, 'PORT', 8080, 0, 65535),
+    port: integer(source, 'PORT'),
     workers: workerCount(source.MSGSVC_WORKERS),
     host,
     database: withCheckpoints(
       parseDatabaseUrl(source.DATABASE_URL, {
-        poolSize: integer(source, 'MSGSVC_PG_POOL_SIZE', 10, 1, 1000),
-        statementTimeoutMs: integer(source, 'MSGSVC_STATEMENT_TIMEOUT_MS', 5000, 1, 600_000),
+        poolSize: integer(source, 'MSGSVC_PG_POOL_SIZE'),
+        statementTimeoutMs: integer(source, 'MSGSVC_STATEMENT_TIMEOUT_MS'),
       }),
-      integer(source, 'MSGSVC_SQLITE_CHECKPOINT_MS', 0, 0, 60_000),
+      integer(source, 'MSGSVC_SQLITE_CHECKPOINT_MS'),
     ),
-    rateLimit: integer(source, 'MSGSVC_RATE_LIMIT', 60, 1, 1_000_000_000),
-    rateWindowSeconds: integer(source, 'MSGSVC_RATE_WINDOW', 1, 1, 86_400),
+    rateLimit: integer(source, 'MSGSVC_RATE_LIMIT'),
+    rateWindowSeconds: integer(source, 'MSGSVC_RATE_WINDOW'),
     timeZone,
     defaultRegion: region as CountryCode,
-    demo: toggle(source, 'MSGSVC_DEMO', true),
-    bodyLimitBytes: integer(source, 'MSGSVC_BODY_LIMIT', 102_400, 1, 1_073_741_824),
-    importBodyLimitBytes: integer(source, 'MSGSVC_IMPORT_BODY_LIMIT', 52_428_800, 1, 4_294_967_296),
-    mediaBodyLimitBytes: integer(source, 'MSGSVC_MEDIA_BODY_LIMIT', 74_448_896, 1, 4_294_967_296),
-    requestTimeoutMs: integer(source, 'MSGSVC_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
-    keepAliveTimeoutMs: integer(source, 'MSGSVC_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
-    tokenCacheMs: integer(source, 'MSGSVC_TOKEN_CACHE_MS', 2000, 0, 60_000),
+    demo: toggle(source, 'MSGSVC_DEMO'),
+    bodyLimitBytes: integer(source, 'MSGSVC_BODY_LIMIT'),
+    importBodyLimitBytes: integer(source, 'MSGSVC_IMPORT_BODY_LIMIT'),
+    mediaBodyLimitBytes: integer(source, 'MSGSVC_MEDIA_BODY_LIMIT'),
+    requestTimeoutMs: integer(source, 'MSGSVC_REQUEST_TIMEOUT_MS'),
+    keepAliveTimeoutMs: integer(source, 'MSGSVC_KEEP_ALIVE_TIMEOUT_MS'),
+    tokenCacheMs: integer(source, 'MSGSVC_TOKEN_CACHE_MS'),
     logLevel,
     redisUrl: redisUrl(source.REDIS_URL),
     rateKeyPrefix: rateKeyPrefix(source.MSGSVC_RATE_KEY_PREFIX),
-    smsSegmentCredits: integer(source, 'MSGSVC_SMS_SEGMENT_CREDITS', 1, 0, 1_000_000),
-    mmsCredits: integer(source, 'MSGSVC_MMS_CREDITS', 3, 0, 1_000_000),
-    dispatcher: toggle(source, 'MSGSVC_DISPATCHER', true),
+    smsSegmentCredits: integer(source, 'MSGSVC_SMS_SEGMENT_CREDITS'),
+    mmsCredits: integer(source, 'MSGSVC_MMS_CREDITS'),
+    dispatcher: toggle(source, 'MSGSVC_DISPATCHER'),
     carrier: carrierName(source.MSGSVC_CARRIER, smppUrl(source.MSGSVC_SMPP_URL)),
-    dispatchBatchSize: integer(source, 'MSGSVC_DISPATCH_BATCH', 500, 1, 10_000),
-    dispatchLeaseMs: integer(source, 'MSGSVC_DISPATCH_LEASE_MS', 60_000, 100, 86_400_000),
-    dispatchMaxAttempts: integer(source, 'MSGSVC_DISPATCH_MAX_ATTEMPTS', 5, 1, 100),
-    dispatchPollMs: integer(source, 'MSGSVC_DISPATCH_POLL_MS', 100, 1, 60_000),
-    schedulerPollMs: integer(source, 'MSGSVC_SCHEDULER_POLL_MS', 200, 1, 1000),
-    sandboxReceiptMs: integer(source, 'MSGSVC_SANDBOX_RECEIPT_MS', 1000, 0, 86_400_000),
-    sandboxSubmitMs: integer(source, 'MSGSVC_SANDBOX_SUBMIT_MS', 0, 0, 60_000),
-    webhookAllowPrivate: toggle(source, 'MSGSVC_WEBHOOK_ALLOW_PRIVATE', false),
-    webhookTimeoutMs: integer(source, 'MSGSVC_WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
-    webhookBatchSize: integer(source, 'MSGSVC_WEBHOOK_BATCH', 100, 1, 10_000),
-    webhookConcurrency: integer(source, 'MSGSVC_WEBHOOK_CONCURRENCY', 32, 1, 1000),
-    sandboxWindow: integer(source, 'MSGSVC_SANDBOX_WINDOW', 100, 1, 10_000),
+    dispatchBatchSize: integer(source, 'MSGSVC_DISPATCH_BATCH'),
+    dispatchLeaseMs: integer(source, 'MSGSVC_DISPATCH_LEASE_MS'),
+    dispatchMaxAttempts: integer(source, 'MSGSVC_DISPATCH_MAX_ATTEMPTS'),
+    dispatchPollMs: integer(source, 'MSGSVC_DISPATCH_POLL_MS'),
+    schedulerPollMs: integer(source, 'MSGSVC_SCHEDULER_POLL_MS'),
+    sandboxReceiptMs: integer(source, 'MSGSVC_SANDBOX_RECEIPT_MS'),
+    sandboxSubmitMs: integer(source, 'MSGSVC_SANDBOX_SUBMIT_MS'),
+    webhookAllowPrivate: toggle(source, 'MSGSVC_WEBHOOK_ALLOW_PRIVATE'),
+    webhookTimeoutMs: integer(source, 'MSGSVC_WEBHOOK_TIMEOUT_MS'),
+    webhookBatchSize: integer(source, 'MSGSVC_WEBHOOK_BATCH'),
+    webhookConcurrency: integer(source, 'MSGSVC_WEBHOOK_CONCURRENCY'),
+    sandboxWindow: integer(source, 'MSGSVC_SANDBOX_WINDOW'),
     sandboxJournal: (source.MSGSVC_SANDBOX_JOURNAL ?? '').trim() || undefined,
     smppUrl: smppUrl(source.MSGSVC_SMPP_URL),
-    smppRate: integer(source, 'MSGSVC_SMPP_RATE', 100, 1, 100_000),
-    smppWindow: integer(source, 'MSGSVC_SMPP_WINDOW', 10, 1, 1000),
-    smppTimeoutMs: integer(source, 'MSGSVC_SMPP_TIMEOUT_MS', 10_000, 100, 600_000),
-    smppEnquireMs: integer(source, 'MSGSVC_SMPP_ENQUIRE_MS', 30_000, 0, 3_600_000),
+    smppRate: integer(source, 'MSGSVC_SMPP_RATE'),
+    smppWindow: integer(source, 'MSGSVC_SMPP_WINDOW'),
+    smppTimeoutMs: integer(source, 'MSGSVC_SMPP_TIMEOUT_MS'),
+    smppEnquireMs: integer(source, 'MSGSVC_SMPP_ENQUIRE_MS'),
     stopReply: replyText(source, 'MSGSVC_STOP_REPLY', DEFAULT_REPLIES.stop),
     startReply: replyText(source, 'MSGSVC_START_REPLY', DEFAULT_REPLIES.start),
     helpReply: replyText(source, 'MSGSVC_HELP_REPLY', DEFAULT_REPLIES.help),

@@ -1,163 +1,22 @@
+/**
+ * The process shell of `msgsvc serve` and `msgsvc worker`: given the configuration the command
+ * line read (src/cli/), starts the server (src/server.ts) or the cluster (src/cluster.ts) and
+ * stops it gracefully on SIGINT/SIGTERM. bin/msgsvc.js hands these two functions to the CLI;
+ * nothing in src/ imports this file.
+ */
 import closeWithGrace from 'close-with-grace';
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
-import { createDemoAccount, demoCurlLines, type DemoAccount } from './cli/demo.ts';
-import { recordMappers } from './records/index.ts';
-import { createTimeFormat } from './lib/time.ts';
-import { migrateToLatest, openStore, type Store } from './store/db.ts';
-import { countAccounts } from './store/repositories/accounts.ts';
-import type { WebhookDeliverer } from './webhooks/deliverer.ts';
-import { createDispatcher, createScheduler, createWebhookDeliverer, type Dispatcher } from './dispatch/index.ts';
-import { createLogger } from './http/log.ts';
-import cluster from 'node:cluster';
-
-export interface RunningServer {
-  app: FastifyInstance;
-  store: Store;
-  /** `http://host:port` the server listens on. */
-  url: string;
-  /** Stops accepting connections, finishes in-flight requests, closes the database. */
-  close(): Promise<void>;
-}
-
-/** Set by a `serve --workers` primary in the environment of the workers it forks (src/cluster.ts). */
-export const CLUSTER_WORKER_ENV = 'MSGSVC_CLUSTER_WORKER';
-
-/** True in a worker forked by `serve --workers` (not in one of another cluster manager, such as pm2's). */
-function isClusterWorker(): boolean {
-  return cluster.isWorker && process.env[CLUSTER_WORKER_ENV] === '1';
-}
-
-function banner(token: string, curls: string[]): string {
-  return [
-    '',
-    'msgsvc: the database had no account, so a demo account with sample data was created.',
-    `Access token (shown once; only its hash is stored): ${token}`,
-    'Try every operation (add -H "Accept: application/xml" for XML):',
-    ...curls.map((c) => `  ${c}`),
-    'More demo accounts: npx msgsvc demo   ·   turn this off: MSGSVC_DEMO=0',
-    '',
-  ].join('\n');
-}
-
-/** `http://host:port` a client reaches the server at (127.0.0.1 when it listens on every interface). */
-export function serverUrl(host: string, port: number): string {
-  const bracketed = host.includes(':') ? `[${host}]` : host;
-  return `http://${bracketed === '0.0.0.0' || bracketed === '[::]' ? '127.0.0.1' : bracketed}:${port}`;
-}
-
-/** Writes the first-start banner (the demo account's token and curl lines for `url`) to `print` (default stdout). */
-export function printDemoBanner(demo: DemoAccount, url: string, print: (text: string) => void = (t) => process.stdout.write(t)): void {
-  print(banner(demo.token, demoCurlLines(url, demo)) + '\n');
-}
+import { isClusterWorker, serveCluster } from './cluster.ts';
+import { startServer, startWorker } from './server.ts';
 
 /**
- * Opens the database and applies migrations (unless `options.migrated`: a `serve --workers`
- * primary applied them before forking); on first start (when `config.demo` and there is no
- * account yet) creates the demo account, returned so that its banner can be printed once the
- * server's URL is known. Closes the database when any step fails.
- */
-export async function openPreparedStore(config: Config, options: { migrated?: boolean } = {}): Promise<{ store: Store; firstStartDemo: DemoAccount | undefined }> {
-  const store = openStore(config.database);
-  try {
-    if (!options.migrated) await migrateToLatest(store);
-    let firstStartDemo: DemoAccount | undefined;
-    if (config.demo && (await countAccounts(store.db)) === 0) {
-      firstStartDemo = await createDemoAccount(store, recordMappers(createTimeFormat(config.timeZone)), config.defaultRegion);
-    }
-    return { store, firstStartDemo };
-  } catch (err) {
-    await store.close();
-    throw err;
-  }
-}
-
-/** The background loops of one host: the dispatcher, the scheduler and the webhook deliverer. */
-export interface HostLoops {
-  /** The carrier's state for /readyz: `ok`, `unavailable`, or `not running` (no dispatcher here). */
-  carrierState(): string;
-  dispatcherStats(): ReturnType<Dispatcher['stats']> | undefined;
-  webhookStats(): ReturnType<WebhookDeliverer['stats']> | undefined;
-  start(): Promise<void>;
-  /** Stops them, the dispatcher last: its round in progress writes its outcomes before the store closes. */
-  stop(): Promise<void>;
-}
-
-/**
- * The loops `serve` runs when `config.dispatcher` (none otherwise): API-EXTENSIONS §8, the
- * dispatcher runs inside serve unless MSGSVC_DISPATCHER=0; §6, scheduled messages are checked and
- * sent wherever the dispatcher runs; §10, webhook deliveries are sent wherever the dispatcher runs.
- */
-export function createHostLoops(config: Config, store: Store, log: FastifyBaseLogger): HostLoops {
-  const dispatcher = config.dispatcher ? createDispatcher(config, store, { log }) : undefined;
-  const scheduler = config.dispatcher ? createScheduler(config, store, { log }) : undefined;
-  const deliverer = config.dispatcher ? createWebhookDeliverer(config, store, { log }) : undefined;
-  return {
-    carrierState: () => dispatcher?.carrierState() ?? 'not running',
-    dispatcherStats: () => dispatcher?.stats(),
-    webhookStats: () => deliverer?.stats(),
-    async start() {
-      await dispatcher?.start();
-      scheduler?.start();
-      deliverer?.start();
-    },
-    stop: () =>
-      Promise.resolve(scheduler?.stop())
-        .then(() => deliverer?.stop())
-        .then(() => dispatcher?.stop()),
-  };
-}
-
-/**
- * Opens the database, applies migrations, seeds a demo account on first start (when
- * `config.demo` and there is no account yet), and listens.
- * @param options.print where the demo banner goes (default stdout).
- * @param options.carrierState the carrier's state for /readyz when the dispatcher runs elsewhere
- *   (a `serve --workers` worker: the primary's); default this process's own loops.
- * @param options.clusterRateLimit this process is a `serve --workers` worker (see AppDeps).
- * @param options.migrated the schema is known to be current (the primary migrated it): no migration check.
- */
-export async function startServer(
-  config: Config,
-  options: { print?: (text: string) => void; carrierState?: () => string; clusterRateLimit?: boolean; migrated?: boolean } = {},
-): Promise<RunningServer> {
-  const { store, firstStartDemo } = await openPreparedStore(config, { migrated: options.migrated === true });
-  try {
-    let loops: HostLoops | undefined;
-    const app = buildApp(config, {
-      store,
-      carrierState: options.carrierState ?? (() => loops?.carrierState() ?? 'not running'),
-      dispatcherStats: () => loops?.dispatcherStats(),
-      webhookStats: () => loops?.webhookStats(),
-      ...(options.clusterRateLimit ? { clusterRateLimit: true } : {}),
-    });
-    const background = (loops = createHostLoops(config, store, app.log));
-    await app.listen({ port: config.port, host: config.host });
-    const address = app.server.address();
-    const url = serverUrl(config.host, typeof address === 'object' && address ? address.port : config.port);
-    if (firstStartDemo) printDemoBanner(firstStartDemo, url, options.print);
-    await background.start();
-    let closing: Promise<void> | undefined;
-    return {
-      app,
-      store,
-      url,
-      close: () => (closing ??= background.stop().then(() => app.close()).then(() => store.close())),
-    };
-  } catch (err) {
-    await store.close();
-    throw err;
-  }
-}
-
-/**
- * Runs the server until SIGINT/SIGTERM, then closes gracefully (in-flight requests finish) and exits 0.
- * With `config.workers` above 1: a primary and that many HTTP workers (src/cluster.ts).
+ * `msgsvc serve`: runs the server until SIGINT/SIGTERM, then closes gracefully (in-flight requests
+ * finish) and exits 0; 1 after an uncaught error, or when closing takes over 10 s. With
+ * `config.workers` above 1: a primary and that many HTTP workers (src/cluster.ts).
+ * @throws what starting threw (ConfigError for a setting the cluster cannot use, a listen error).
  */
 export async function serve(config: Config): Promise<void> {
-  // `--workers` above 1 (and every worker it forks): node:cluster, src/cluster.ts.
-  if (config.workers > 1 || isClusterWorker()) return (await import('./cluster.ts')).serveCluster(config);
+  if (config.workers > 1 || isClusterWorker()) return serveCluster(config);
   const server = await startServer(config);
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) server.app.log.error({ err }, 'shutting down after an error');
@@ -169,24 +28,13 @@ export async function serve(config: Config): Promise<void> {
 /**
  * `msgsvc worker` (API-EXTENSIONS §8): the dispatcher alone, without HTTP, until SIGINT/SIGTERM;
  * then the round in progress finishes, its outcomes are written, and the process exits 0.
+ * @throws what starting threw (the database cannot be opened or migrated).
  */
-export async function runWorker(config: Config): Promise<void> {
-  const store = openStore(config.database);
-  const log = createLogger(config.logLevel);
-  // `msgsvc worker` runs the loops whatever MSGSVC_DISPATCHER says (API-EXTENSIONS §8).
-  const loops = createHostLoops({ ...config, dispatcher: true }, store, log);
-  try {
-    await migrateToLatest(store);
-    await loops.start();
-  } catch (err) {
-    await store.close();
-    throw err;
-  }
-  log.info({ carrier: config.carrier, batch: config.dispatchBatchSize }, 'msgsvc worker: dispatching');
+export async function worker(config: Config): Promise<void> {
+  const running = await startWorker(config);
   closeWithGrace({ delay: 30_000 }, async ({ signal, err }) => {
-    if (err) log.error({ err }, 'worker shutting down after an error');
-    else log.info({ signal }, 'worker shutting down');
-    await loops.stop();
-    await store.close();
+    if (err) running.log.error({ err }, 'worker shutting down after an error');
+    else running.log.info({ signal }, 'worker shutting down');
+    await running.close();
   });
 }

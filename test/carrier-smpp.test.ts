@@ -1,7 +1,7 @@
 /**
  * The SMPP 3.4 carrier (API-EXTENSIONS §8) against an SMSC we did not write: test/smsc/fake-smsc.pl,
  * on Perl's Net::SMPP (an independent codec), as a separate process on a loopback port, with real
- * sockets and the real dispatcher loop over the store of the run:
+ * sockets and the real dispatcher loop over each store:
  * - a 300-character GSM text and a 100-character UCS-2 text: the bytes, UDH and data_coding as the
  *   SMSC decoded them, and one Delivered per message from the receipts of all its parts (the
  *   carrier chosen by MSGSVC_SMPP_URL through createDispatcher);
@@ -16,7 +16,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { DemoAccount } from '../src/cli/demo.ts';
+import type { DemoAccount } from '../src/domain/demo.ts';
 import type { CarrierSink, Receipt } from '../src/dispatch/carrier.ts';
 import { createCarrier, createDispatcher, type Dispatcher } from '../src/dispatch/index.ts';
 import { createSmppCarrier, type SmppCarrier, type SmppCarrierOptions } from '../src/dispatch/smpp.ts';
@@ -25,9 +25,8 @@ import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { call } from './helpers/operations.ts';
 import { balanceOf, messageFromDb } from './helpers/sms.ts';
 import { FakeSmsc, smppSkip, startStunnel, type SubmitEvent } from './helpers/smsc.ts';
-import { testStoreKind } from './helpers/stores.ts';
+import { storeTest } from './helpers/stores.ts';
 
-const kind = testStoreKind();
 const skip = smppSkip();
 const SHORT = '55155'; // an Active number of every demo account
 const STOP_REPLY = 'You have been unsubscribed and will receive no more messages. Reply START to resubscribe.';
@@ -123,7 +122,7 @@ function gsmParts(text: string): Buffer[] {
   return parts.map((p) => Buffer.from(p));
 }
 
-test(`[${kind}] SMPP: a 300-character GSM text and a 100-character UCS-2 text reach the SMSC as concatenated parts (UDH, data_coding 0 unpacked / 8 UTF-16BE, bytes), and each ends Delivered once every part's receipt is in`, { skip }, async (t) => {
+storeTest(`SMPP: a 300-character GSM text and a 100-character UCS-2 text reach the SMSC as concatenated parts (UDH, data_coding 0 unpacked / 8 UTF-16BE, bytes), and each ends Delivered once every part's receipt is in`, { skip }, async (t) => {
   const env = await setup(t, ['--receipt-delay-ms', '0'], { viaConfig: true });
   assert.equal(env.carrier.name, `smpp://127.0.0.1:${env.smsc.port}`, 'MSGSVC_SMPP_URL chose the SMPP carrier');
   const gsm = ('Hello @ world £5 _ €10 {x}! ' + 'abcdefghij'.repeat(40)).slice(0, 300);
@@ -165,7 +164,7 @@ test(`[${kind}] SMPP: a 300-character GSM text and a 100-character UCS-2 text re
   assert.equal((await messageFromDb(env.ctx, gsmId)).DateDelivered !== null, true);
 });
 
-test(`[${kind}] SMPP receipts: DELIVRD → Delivered, UNDELIV → Undelivered (ErrorCode UNDELIV:001, not refunded); matched by the receipted_message_id TLV alone and by the id: text alone`, { skip }, async (t) => {
+storeTest('SMPP receipts: DELIVRD → Delivered, UNDELIV → Undelivered (ErrorCode UNDELIV:001, not refunded); matched by the receipted_message_id TLV alone and by the id: text alone', { skip }, async (t) => {
   const env = await setup(t, ['--undeliver', '15551239999', '--receipt-mode', 'tlv']);
   const start = await balanceOf(env.ctx, env.demo.account.id);
   const a = await send(env, { MobilePhone: '+15551230011', Message: 'by TLV' });
@@ -215,7 +214,7 @@ test('SMPP receipts: one that arrives before the Sent is committed is held and a
   }
 });
 
-test(`[${kind}] SMPP inbound through the SMSC runs §7: STOP opts the sender out with one free confirmation sent back over SMPP; a keyword in two concatenated parts is joined and gets its autoreply`, { skip }, async (t) => {
+storeTest('SMPP inbound through the SMSC runs §7: STOP opts the sender out with one free confirmation sent back over SMPP; a keyword in two concatenated parts is joined and gets its autoreply', { skip }, async (t) => {
   const env = await setup(t, []);
   const reserve = await call(env.ctx.app, { method: 'POST', path: '/v1/keyword/reserve', token: env.demo.token, body: { Keyword: 'JOIN', Number: SHORT, AutoreplyMessage: 'Welcome to the club' } });
   assert.equal(reserve.statusCode, 201, reserve.body);
@@ -246,7 +245,7 @@ test(`[${kind}] SMPP inbound through the SMSC runs §7: STOP opts the sender out
   assert.ok(acks.length >= 4 && acks.every((e) => e.status === 0), `every deliver_sm answered ESME_ROK: ${JSON.stringify(acks)}`);
 });
 
-test(`[${kind}] SMPP throttling: ESME_RTHROTTLED ×3 and ESME_RMSGQFUL ×2 back off and retry, then the message is Sent and Delivered (one credit, no attempt lost)`, { skip }, async (t) => {
+storeTest('SMPP throttling: ESME_RTHROTTLED ×3 and ESME_RMSGQFUL ×2 back off and retry, then the message is Sent and Delivered (one credit, no attempt lost)', { skip }, async (t) => {
   const env = await setup(t, ['--throttle', '3']);
   const start = await balanceOf(env.ctx, env.demo.account.id);
   const a = await send(env, { MobilePhone: '+15551230041', Message: 'throttled first' });
@@ -264,7 +263,7 @@ test(`[${kind}] SMPP throttling: ESME_RTHROTTLED ×3 and ESME_RMSGQFUL ×2 back 
   assert.equal(await balanceOf(env.ctx, env.demo.account.id), start - 2);
 });
 
-test(`[${kind}] SMPP permanent error: ESME_RINVDSTADR for a destination → Failed with the status name as ErrorCode, credits refunded; others go on`, { skip }, async (t) => {
+storeTest('SMPP permanent error: ESME_RINVDSTADR for a destination → Failed with the status name as ErrorCode, credits refunded; others go on', { skip }, async (t) => {
   const env = await setup(t, ['--fail', '15551230051=0x0b']);
   const start = await balanceOf(env.ctx, env.demo.account.id);
   const bad = await send(env, { MobilePhone: '+15551230051', Message: 'x'.repeat(200) });
@@ -274,7 +273,7 @@ test(`[${kind}] SMPP permanent error: ESME_RINVDSTADR for a destination → Fail
   assert.equal(env.smsc.submits().filter((e) => e.dst === '15551230051').length, 1, 'one try, not retried');
 });
 
-test(`[${kind}] SMPP over TLS (smpps://) through stunnel4: bind, submit, receipt`, { skip }, async (t) => {
+storeTest('SMPP over TLS (smpps://) through stunnel4: bind, submit, receipt', { skip }, async (t) => {
   let tunnel: Awaited<ReturnType<typeof startStunnel>> | undefined;
   const smsc = await FakeSmsc.start([]);
   try {

@@ -1,6 +1,6 @@
 /**
  * `msgsvc contacts import --account ID FILE` (API-EXTENSIONS §2; issue 10 "CSV import"): the real
- * command in a child process, on the test store (SQLite, or PostgreSQL with MSGSVC_TEST_STORE=postgres).
+ * command in a child process, on each store (SQLite, and PostgreSQL when reachable).
  * It imports as POST /v1/contacts/import does and prints the same report (stdout, JSON); progress
  * goes to stderr, a bar redrawn in place on a terminal and one line per 10 % otherwise; a file
  * rejected whole (unknown column) writes nothing and exits 1.
@@ -8,7 +8,6 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAccount, issueToken } from '../src/domain/accounts.ts';
 import { caseKey } from '../src/domain/text.ts';
@@ -17,6 +16,7 @@ import { insertGroup } from '../src/store/repositories/groups.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { BIN, childEnv, ROOT, runCli, type CliResult } from './helpers/cli.ts';
 import { contactFromDb, nowSeconds, snapshotAccount } from './helpers/operations.ts';
+import { storeTest } from './helpers/stores.ts';
 
 /** The DATABASE_URL of the test app's database, for the child. */
 function databaseUrl(ctx: TestApp): string {
@@ -55,7 +55,7 @@ async function contactsOf(ctx: TestApp, account: number) {
 
 const PROGRESS_LINE = /^\[([#.]{30})\] +(\d+)% ([\d,]+)\/([\d,]+) bytes [\d.]+s$/;
 
-test('contacts import: the same rows and the same report as POST /v1/contacts/import', async (t) => {
+storeTest('contacts import: the same rows and the same report as POST /v1/contacts/import', async (t) => {
   const ctx = await buildTestApp(t);
   const viaCli = await fixture(ctx, 'Via CLI');
   const viaApi = await fixture(ctx, 'Via API');
@@ -96,7 +96,7 @@ test('contacts import: the same rows and the same report as POST /v1/contacts/im
   ]);
 });
 
-test('contacts import off a terminal: one progress line per 10 %, then the summary and the report', async (t) => {
+storeTest('contacts import off a terminal: one progress line per 10 %, then the summary and the report', async (t) => {
   const ctx = await buildTestApp(t);
   const f = await fixture(ctx, 'Progress');
   const rows = 12_000;
@@ -129,7 +129,7 @@ test('contacts import off a terminal: one progress line per 10 %, then the summa
 
 const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
 
-test('contacts import on a terminal: a bar redrawn in place', { skip: hasScript ? false : 'needs script(1) for a pseudo-terminal' }, async (t) => {
+storeTest('contacts import on a terminal: a bar redrawn in place', { skip: hasScript ? false : 'needs script(1) for a pseudo-terminal' }, async (t) => {
   const ctx = await buildTestApp(t);
   const f = await fixture(ctx, 'Terminal');
   const lines = ['Number'];
@@ -150,7 +150,7 @@ test('contacts import on a terminal: a bar redrawn in place', { skip: hasScript 
   assert.match(output, /\{"Created":5000,"Updated":0,"Failed":0,"Errors":\[\]\}\r?\n/);
 });
 
-test('contacts import: an unknown column writes nothing (exit 1, the 422 list); a bad account or file is an error', async (t) => {
+storeTest('contacts import: an unknown column writes nothing (exit 1, the 422 list); a bad account or file is an error', async (t) => {
   const ctx = await buildTestApp(t);
   const f = await fixture(ctx, 'Rejected');
   const before = await snapshotAccount(ctx, f.account);

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, withToken } from './helpers/app.ts';
 import { runCli, tempDir } from './helpers/cli.ts';
-import type { DemoAccount } from '../src/cli/demo.ts';
+import type { DemoAccount } from '../src/domain/demo.ts';
 
 const DATE_TIME = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/;
 const SCHEDULE_DATE_TIME = /^\d{4}:\d\d:\d\d \d\d:\d\d:\d\d$/;

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { XMLValidator } from 'fast-xml-parser';
-import { freePort, spawnServe, tempDir, waitForHttp } from './helpers/cli.ts';
+import { spawnServe, tempDir, waitForHttp } from './helpers/cli.ts';
+import { freePort } from './helpers/net.ts';
 
 const BANNER_END = 'More demo accounts:';
 

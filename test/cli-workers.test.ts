@@ -6,7 +6,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, runCli, spawnServe, tempDir, type ServeProcess } from './helpers/cli.ts';
+import { runCli, spawnServe, tempDir, type ServeProcess } from './helpers/cli.ts';
+import { freePort } from './helpers/net.ts';
 
 const BANNER_END = 'More demo accounts:';
 

@@ -3,16 +3,17 @@
  * lower-case media type before any `;` (§11); an empty body or JSON null means no fields; invalid
  * JSON is 400; other media types 415.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MSG, REASON, assert422, assertError, ids, rawRequest, sharedSetup } from './helpers/conventions.ts';
+import { ids, MSG, rawRequest, REASON, sharedSetup } from './helpers/conventions.ts';
+import { assert422, assertError } from './helpers/operations.ts';
 import { withToken } from './helpers/app.ts';
+import { storeTest } from './helpers/stores.ts';
 
 const shared = sharedSetup();
 
 const BLANK_FNAME = [{ field: 'fname', message: 'Fname cannot be blank.' }];
 
-test('§6 / §11 application/json is chosen by the exact lower-case media type; parameters are ignored', async () => {
+storeTest('§6 / §11 application/json is chosen by the exact lower-case media type; parameters are ignored', async () => {
   const { inject, url, demo } = await shared();
   const { group } = ids(demo);
   const parsed = ['application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/json; charset=iso-8859-1; foo=bar'];
@@ -28,7 +29,7 @@ test('§6 / §11 application/json is chosen by the exact lower-case media type; 
   }
 });
 
-test('§6 form-urlencoded bodies work on every write', async () => {
+storeTest('§6 form-urlencoded bodies work on every write', async () => {
   const { inject, url, demo } = await shared();
   const { group, field, entry, entryBody, activeNumber } = ids(demo);
   const form = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -52,7 +53,7 @@ test('§6 form-urlencoded bodies work on every write', async () => {
   assert422(await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: form, payload: 'other=1' }), BLANK_FNAME);
 });
 
-test('§6 empty body, JSON null and non-object JSON mean no fields: "cannot be blank"', async () => {
+storeTest('§6 empty body, JSON null and non-object JSON mean no fields: "cannot be blank"', async () => {
   const { inject, url, demo } = await shared();
   const { group, field, entry } = ids(demo);
   const cases: { headers: Record<string, string>; payload?: string }[] = [
@@ -92,7 +93,7 @@ test('§6 empty body, JSON null and non-object JSON mean no fields: "cannot be b
   }
 });
 
-test('§6 invalid JSON is 400 "Invalid JSON data in request body: Syntax error"', async () => {
+storeTest('§6 invalid JSON is 400 "Invalid JSON data in request body: Syntax error"', async () => {
   const { inject, url, demo } = await shared();
   const { group } = ids(demo);
   for (const payload of ['{', '{"fname":"abc"', "{'fname':'abc'}", '{"fname":"abc",}', 'fname=abc', 'nul', '{"fname":"abc"} x']) {
@@ -104,7 +105,7 @@ test('§6 invalid JSON is 400 "Invalid JSON data in request body: Syntax error"'
   assertError(xml, 400, MSG.badJson, 'xml');
 });
 
-test('§6 invalid UTF-8 and lone surrogate escapes in JSON are 400', async () => {
+storeTest('§6 invalid UTF-8 and lone surrogate escapes in JSON are 400', async () => {
   const { inject, url, demo } = await shared();
   const { group } = ids(demo);
   const bodies: Buffer[] = [
@@ -129,7 +130,7 @@ test('§6 invalid UTF-8 and lone surrogate escapes in JSON are 400', async () =>
   assert.equal(JSON.parse(ok.body).Name, 'abc 😀');
 });
 
-test('§6 a body without Content-Type is 415; unknown keys are ignored', async () => {
+storeTest('§6 a body without Content-Type is 415; unknown keys are ignored', async () => {
   const { inject, url, demo, ctx, token } = await shared();
   const { group } = ids(demo);
   const res = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), payload: '{"fname":"Valid name"}' });

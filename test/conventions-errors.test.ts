@@ -2,34 +2,18 @@
  * CONVENTIONS §2 (error body, messages, status text) and the §9 authentication rules a client sees
  * as 401s.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { issueToken } from '../src/domain/accounts.ts';
 import { revokeToken } from '../src/store/repositories/accounts.ts';
 import { withToken } from './helpers/app.ts';
-import {
-  ALL_METHODS,
-  ALLOW,
-  JSON_TYPE,
-  MSG,
-  REASON,
-  XML_DECL,
-  XML_TYPE,
-  assert422,
-  assertError,
-  errorText,
-  ids,
-  rawRequest,
-  setup,
-  sharedSetup,
-} from './helpers/conventions.ts';
+import { ALL_METHODS, ALLOW, errorText, ids, JSON_BODY, MSG, rawRequest, REASON, setup, sharedSetup } from './helpers/conventions.ts';
+import { assert422, assertError, JSON_TYPE, XML_DECL, XML_TYPE } from './helpers/operations.ts';
+import { storeTest } from './helpers/stores.ts';
 
 const shared = sharedSetup();
 
-const JSON_CT = { 'content-type': 'application/json' };
-
-test('§2 error body: keys name, message, code, status in order, in JSON and in XML', async () => {
+storeTest('§2 error body: keys name, message, code, status in order, in JSON and in XML', async () => {
   const { inject } = await shared();
   const json = await inject({ url: '/v1/numbers/index' });
   assert.equal(json.body, '{"name":"Unauthorized","message":"Your request was made with invalid credentials.","code":0,"status":401}');
@@ -44,13 +28,13 @@ test('§2 error body: keys name, message, code, status in order, in JSON and in 
   assert.equal(viaFormat.body, viaAccept.body);
 });
 
-test('§2 400: missing id / number and invalid id values', async () => {
+storeTest('§2 400: missing id / number and invalid id values', async () => {
   const { inject, url } = await shared();
   for (const path of ['/v1/groups/update', '/v1/custom-contact-fields/update', '/v1/custom-contact-fields-entry/update']) {
-    assertError(await inject({ method: 'PUT', url: url(path), headers: JSON_CT, payload: '{}' }), 400, MSG.missing('id'));
+    assertError(await inject({ method: 'PUT', url: url(path), headers: JSON_BODY, payload: '{}' }), 400, MSG.missing('id'));
     assertError(await inject({ method: 'PUT', url: url(path), headers: { accept: 'application/xml' } }), 400, MSG.missing('id'), 'xml');
     for (const bad of ['id=abc', 'id=1.5', 'id=', 'id[]=1', 'id=12abc', 'id=0x1A', 'id=1e3']) {
-      const res = await inject({ method: 'PUT', url: url(path, bad), headers: JSON_CT, payload: '{}' });
+      const res = await inject({ method: 'PUT', url: url(path, bad), headers: JSON_BODY, payload: '{}' });
       assertError(res, 400, MSG.invalidId);
     }
   }
@@ -58,7 +42,7 @@ test('§2 400: missing id / number and invalid id values', async () => {
   assertError(await inject({ url: url('/v1/contacts/find'), headers: { accept: 'application/xml' } }), 400, MSG.missing('number'), 'xml');
 });
 
-test('§2 / §9 401: missing, empty, unknown, revoked or array token; no WWW-Authenticate', async () => {
+storeTest('§2 / §9 401: missing, empty, unknown, revoked or array token; no WWW-Authenticate', async () => {
   const { inject, ctx, demo, token } = await shared();
   const second = await issueToken(ctx.store, demo.account.id, 'second');
   assert.equal((await inject({ url: withToken('/v1/credits/balance', second.token) })).statusCode, 200);
@@ -95,7 +79,7 @@ test('§2 / §9 401: missing, empty, unknown, revoked or array token; no WWW-Aut
   assert.equal((await inject({ url: withToken('/v1/credits/balance', token) })).statusCode, 200);
 });
 
-test('§9 repeated access_token: the last value wins', async () => {
+storeTest('§9 repeated access_token: the last value wins', async () => {
   const { inject, token } = await shared();
   const lastGood = await inject({ url: `/v1/credits/balance?access_token=bad&access_token=${token}` });
   assert.equal(lastGood.statusCode, 200);
@@ -106,7 +90,7 @@ test('§9 repeated access_token: the last value wins', async () => {
   assertError(lastEmpty, 401, MSG.invalidCredentials);
 });
 
-test('§2 404 unknown path: "Page not found." in the negotiated format, never HTML', async () => {
+storeTest('§2 404 unknown path: "Page not found." in the negotiated format, never HTML', async () => {
   const { inject, url } = await shared();
   const paths = [
     '/v1/nope',
@@ -128,14 +112,14 @@ test('§2 404 unknown path: "Page not found." in the negotiated format, never HT
   for (const p of paths) {
     assertError(await inject({ url: url(p) }), 404, MSG.pageNotFound);
     assertError(await inject({ url: p }), 404, MSG.pageNotFound);
-    assertError(await inject({ method: 'POST', url: p, headers: JSON_CT, payload: '{' }), 404, MSG.pageNotFound);
+    assertError(await inject({ method: 'POST', url: p, headers: JSON_BODY, payload: '{' }), 404, MSG.pageNotFound);
     assertError(await inject({ url: p, headers: { accept: 'application/xml' } }), 404, MSG.pageNotFound, 'xml');
     assertError(await inject({ url: `${p}?_format=xml` }), 404, MSG.pageNotFound, 'xml');
     assertError(await inject({ url: p, headers: { accept: 'text/html' } }), 404, MSG.pageNotFound);
   }
 });
 
-test('§2 404 unknown path over a real socket: dot segments are not normalised, no HTML', async () => {
+storeTest('§2 404 unknown path over a real socket: dot segments are not normalised, no HTML', async () => {
   const { ctx, token } = await shared();
   // `/v1/numbers/index/` routes since §11 (trailing slash ignored); `/v1//numbers/index` does not.
   for (const path of ['/v1/../v1/numbers/index', '/v1/./numbers/index', '/v1/numbers/index/..', '/v1//numbers/index', '/v1//numbers/index/', '/v1/credits']) {
@@ -147,7 +131,7 @@ test('§2 404 unknown path over a real socket: dot segments are not normalised, 
   }
 });
 
-test('§2 404 unknown path: a broken %-escape in the path is a 404 too, in the shape and format', async () => {
+storeTest('§2 404 unknown path: a broken %-escape in the path is a 404 too, in the shape and format', async () => {
   const { ctx, token } = await shared();
   for (const path of ['/%', '/v1/%E0%A4%A', '/v1/numbers/index%', '/v1/numbers/%ZZ']) {
     const res = await rawRequest(ctx, { path: withToken(path, token) });
@@ -162,7 +146,7 @@ test('§2 404 unknown path: a broken %-escape in the path is a 404 too, in the s
   }
 });
 
-test('§2 404 record: "Object not found: {id}", also for another account\'s id', async () => {
+storeTest('§2 404 record: "Object not found: {id}", also for another account\'s id', async () => {
   const { inject, url, demo, ctx } = await shared();
   const mine = ids(demo);
   const theirs = ids(await ctx.seed('Other account'));
@@ -178,12 +162,12 @@ test('§2 404 record: "Object not found: {id}", also for another account\'s id',
   };
   for (const [path, body] of Object.entries(bodies)) {
     const payload = JSON.stringify(body);
-    assertError(await inject({ method: 'PUT', url: url(path, 'id=999999'), headers: JSON_CT, payload }), 404, MSG.notFound(999999));
-    assertError(await inject({ method: 'PUT', url: url(path, 'id=0'), headers: JSON_CT, payload }), 404, MSG.notFound(0));
-    assertError(await inject({ method: 'PUT', url: url(path, 'id=-3'), headers: JSON_CT, payload }), 404, MSG.notFound(-3));
-    assertError(await inject({ method: 'PUT', url: url(path, `id=${foreign[path]}`), headers: JSON_CT, payload }), 404, MSG.notFound(foreign[path]!));
+    assertError(await inject({ method: 'PUT', url: url(path, 'id=999999'), headers: JSON_BODY, payload }), 404, MSG.notFound(999999));
+    assertError(await inject({ method: 'PUT', url: url(path, 'id=0'), headers: JSON_BODY, payload }), 404, MSG.notFound(0));
+    assertError(await inject({ method: 'PUT', url: url(path, 'id=-3'), headers: JSON_BODY, payload }), 404, MSG.notFound(-3));
+    assertError(await inject({ method: 'PUT', url: url(path, `id=${foreign[path]}`), headers: JSON_BODY, payload }), 404, MSG.notFound(foreign[path]!));
     assertError(
-      await inject({ method: 'PATCH', url: url(path, `id=${foreign[path]}`), headers: { ...JSON_CT, accept: 'application/xml' }, payload }),
+      await inject({ method: 'PATCH', url: url(path, `id=${foreign[path]}`), headers: { ...JSON_BODY, accept: 'application/xml' }, payload }),
       404,
       MSG.notFound(foreign[path]!),
       'xml',
@@ -191,7 +175,7 @@ test('§2 404 record: "Object not found: {id}", also for another account\'s id',
   }
 });
 
-test('§2 / §5 405: message and Allow for every path and every other method, OPTIONS and DELETE included', async () => {
+storeTest('§2 / §5 405: message and Allow for every path and every other method, OPTIONS and DELETE included', async () => {
   const { inject, url } = await shared();
   let checked = 0;
   for (const [path, allow] of Object.entries(ALLOW)) {
@@ -210,7 +194,7 @@ test('§2 / §5 405: message and Allow for every path and every other method, OP
   assert.equal(checked, 4 * 5 + 2 * 5 + 4 + 6);
 });
 
-test('§2 406: JSON body whatever was asked for', async () => {
+storeTest('§2 406: JSON body whatever was asked for', async () => {
   const { inject, url } = await shared();
   for (const accept of ['text/html', 'application/*', 'image/png, text/plain;q=0.5', 'application/xhtml+xml']) {
     const res = await inject({ url: url('/v1/credits/balance'), headers: { accept } });
@@ -221,17 +205,17 @@ test('§2 406: JSON body whatever was asked for', async () => {
   assertError(format, 406, MSG.formatNotSupported('yaml'));
 });
 
-test('§2 413: body over the configured limit', async (t) => {
+storeTest('§2 413: body over the configured limit', async (t) => {
   const { inject, url, demo } = await setup(t, { MSGSVC_BODY_LIMIT: '1000' });
   const { group } = ids(demo);
-  const small = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_CT, payload: JSON.stringify({ fname: 'Small enough', fnote: 'x'.repeat(200) }) });
+  const small = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_BODY, payload: JSON.stringify({ fname: 'Small enough', fnote: 'x'.repeat(200) }) });
   assert.equal(small.statusCode, 200, small.body);
   const big = JSON.stringify({ fname: 'Too big', fnote: 'x'.repeat(2000) });
   for (const format of ['json', 'xml'] as const) {
     const res = await inject({
       method: 'PUT',
       url: url('/v1/groups/update', `id=${group}`),
-      headers: { ...JSON_CT, accept: `application/${format}` },
+      headers: { ...JSON_BODY, accept: `application/${format}` },
       payload: big,
     });
     assert.equal(res.statusCode, 413, res.body);
@@ -253,7 +237,7 @@ test('§2 413: body over the configured limit', async (t) => {
   assert.equal(form.statusCode, 413);
 });
 
-test('§2 415: a non-empty body that is neither JSON nor form-urlencoded names the accepted types', async () => {
+storeTest('§2 415: a non-empty body that is neither JSON nor form-urlencoded names the accepted types', async () => {
   const { inject, url, demo } = await shared();
   const { group } = ids(demo);
   for (const type of ['text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/jsonp', 'text/json']) {
@@ -281,31 +265,31 @@ test('§2 415: a non-empty body that is neither JSON nor form-urlencoded names t
   }
 });
 
-test('§2 / §3 422: status text "Data Validation Failed.", unwrapped list, JSON and XML', async () => {
+storeTest('§2 / §3 422: status text "Data Validation Failed.", unwrapped list, JSON and XML', async () => {
   const { inject, url, demo, ctx, token } = await shared();
   const { group } = ids(demo);
-  const res = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_CT, payload: '{"fname":"ab","fnote":"x"}' });
+  const res = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_BODY, payload: '{"fname":"ab","fnote":"x"}' });
   assert422(res, [
     { field: 'fname', message: 'Fname should contain at least 3 characters.' },
     { field: 'fnote', message: 'Fnote should contain at least 3 characters.' },
   ]);
   assert.equal(res.headers['content-type'], JSON_TYPE);
-  const xml = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: { ...JSON_CT, accept: 'application/xml' }, payload: '{"fname":"ab"}' });
+  const xml = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: { ...JSON_BODY, accept: 'application/xml' }, payload: '{"fname":"ab"}' });
   assert.equal(xml.statusCode, 422);
   assert.equal(xml.statusMessage, 'Data Validation Failed.');
   assert.equal(xml.headers['content-type'], XML_TYPE);
-  assert.equal(xml.body, `${XML_DECL}<response><item><field>fname</field><message>Fname should contain at least 3 characters.</message></item></response>\n`);
+  assert.equal(xml.body, `${XML_DECL}\n<response><item><field>fname</field><message>Fname should contain at least 3 characters.</message></item></response>\n`);
   // The status line on a real socket.
   const raw = await rawRequest(ctx, {
     method: 'PUT',
     path: withToken(`/v1/groups/update?id=${group}`, token),
-    headers: JSON_CT,
+    headers: JSON_BODY,
     body: '{}',
   });
   assert.equal(raw.statusCode, 422);
   assert.equal(raw.statusMessage, 'Data Validation Failed.');
   assert.equal(raw.body, '[{"field":"fname","message":"Fname cannot be blank."}]');
-  const reserve = await inject({ method: 'POST', url: url('/v1/keyword/reserve'), headers: JSON_CT, payload: '{"Keyword":"abc","Number":"12a","AutoreplyMessage":5}' });
+  const reserve = await inject({ method: 'POST', url: url('/v1/keyword/reserve'), headers: JSON_BODY, payload: '{"Keyword":"abc","Number":"12a","AutoreplyMessage":5}' });
   assert422(reserve, [
     { field: 'Keyword', message: 'Keyword should contain at least 4 characters.' },
     { field: 'Number', message: 'Number must be an integer.' },
@@ -313,7 +297,7 @@ test('§2 / §3 422: status text "Data Validation Failed.", unwrapped list, JSON
   ]);
 });
 
-test('§2 status text of errors is the reason phrase, also on a real socket', async (t) => {
+storeTest('§2 status text of errors is the reason phrase, also on a real socket', async (t) => {
   const { ctx, token } = await setup(t, { MSGSVC_RATE_LIMIT: '3', MSGSVC_RATE_WINDOW: '60' });
   const cases: [string, string, number][] = [
     ['GET', '/v1/nope', 404],
@@ -336,7 +320,7 @@ test('§2 status text of errors is the reason phrase, also on a real socket', as
   assert.equal(limited.body, errorText(429, MSG.rateLimited));
 });
 
-test('§2 500: generic message, no stack trace or SQL', async () => {
+storeTest('§2 500: generic message, no stack trace or SQL', async () => {
   const { inject, url, ctx } = await shared();
   await sql`DROP TABLE credit_balances`.execute(ctx.store.db);
   for (const format of ['json', 'xml'] as const) {

@@ -5,27 +5,16 @@
  * besides `app.inject`. `_method` is read by the HTTP server before Fastify, so it is checked on the
  * socket only.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { withToken, type TestApp } from './helpers/app.ts';
-import {
-  JSON_TYPE,
-  MSG,
-  XML_DECL,
-  XML_TYPE,
-  assert422,
-  assertError,
-  errorText,
-  ids,
-  setup,
-  sharedSetup,
-} from './helpers/conventions.ts';
+import { errorText, ids, JSON_BODY, MSG, setup, sharedSetup } from './helpers/conventions.ts';
+import { assert422, assertError, JSON_TYPE, XML_DECL, XML_TYPE } from './helpers/operations.ts';
 import { rawHttp, type RawResponse } from './helpers/net.ts';
+import { storeTest } from './helpers/stores.ts';
 
 const shared = sharedSetup();
 
-const JSON_CT = { 'content-type': 'application/json' };
 const UNSUPPORTED = 'Unsupported Media Type: send the body as application/json or application/x-www-form-urlencoded.';
 
 async function portOf(ctx: TestApp): Promise<number> {
@@ -55,7 +44,7 @@ function assertWireError(res: RawResponse, status: number, message: string, form
 
 // ─── Routing ────────────────────────────────────────────────────────────────────────────────────
 
-test('§11 routing: a trailing slash is ignored (inject and socket, JSON and XML, reads and writes)', async () => {
+storeTest('§11 routing: a trailing slash is ignored (inject and socket, JSON and XML, reads and writes)', async () => {
   const { inject, url, ctx, token, demo } = await shared();
   const list = await inject({ url: url('/v1/numbers/index') });
   const listXml = await inject({ url: url('/v1/numbers/index', '_format=xml') });
@@ -73,7 +62,7 @@ test('§11 routing: a trailing slash is ignored (inject and socket, JSON and XML
   }
   // A write and the 405 check see the same path.
   const { group } = ids(demo);
-  const put = await inject({ method: 'PUT', url: url('/v1/groups/update/', `id=${group}`), headers: JSON_CT, payload: '{"fname":"Slash group"}' });
+  const put = await inject({ method: 'PUT', url: url('/v1/groups/update/', `id=${group}`), headers: JSON_BODY, payload: '{"fname":"Slash group"}' });
   assert.equal(put.statusCode, 200, put.body);
   assert.equal(JSON.parse(put.body).Name, 'Slash group');
   const wrong = await inject({ method: 'DELETE', url: url('/v1/groups/update/') });
@@ -81,7 +70,7 @@ test('§11 routing: a trailing slash is ignored (inject and socket, JSON and XML
   assert.equal(wrong.headers.allow, 'PUT, PATCH');
 });
 
-test('§11 routing: leading repeated slashes are one; repeated slashes inside the path give 404', async () => {
+storeTest('§11 routing: leading repeated slashes are one; repeated slashes inside the path give 404', async () => {
   const { inject, url, ctx, token } = await shared();
   const list = await inject({ url: url('/v1/numbers/index') });
   const balance = await inject({ url: url('/v1/credits/balance', '_format=xml') });
@@ -104,7 +93,7 @@ test('§11 routing: leading repeated slashes are one; repeated slashes inside th
   }
 });
 
-test('§11 routing: a controller path runs its index action; a controller without one is 404', async () => {
+storeTest('§11 routing: a controller path runs its index action; a controller without one is 404', async () => {
   const { inject, url, ctx, token } = await shared();
   for (const controller of ['numbers', 'groups', 'keyword']) {
     const index = await inject({ url: url(`/v1/${controller}/index`) });
@@ -121,7 +110,7 @@ test('§11 routing: a controller path runs its index action; a controller withou
     assert.equal(onWire.body.toString(), index.body);
   }
   // The 405 check of the index action, with its Allow.
-  const post = await inject({ method: 'POST', url: url('/v1/numbers'), headers: JSON_CT, payload: '{}' });
+  const post = await inject({ method: 'POST', url: url('/v1/numbers'), headers: JSON_BODY, payload: '{}' });
   assertError(post, 405, MSG.methodNotAllowed('GET, HEAD'));
   assert.equal(post.headers.allow, 'GET, HEAD');
   // credits has no index action.
@@ -134,12 +123,12 @@ test('§11 routing: a controller path runs its index action; a controller withou
 
 // ─── Method override ────────────────────────────────────────────────────────────────────────────
 
-test('§11 X-Http-Method-Override decides the method for routing and for the 405 check (inject and socket)', async () => {
+storeTest('§11 X-Http-Method-Override decides the method for routing and for the 405 check (inject and socket)', async () => {
   const { inject, url, ctx, token, demo } = await shared();
   const { group } = ids(demo);
   // A POST routed as PUT / PATCH (the header value upper-cased, as PHP strtoupper does).
   for (const [i, override] of ['PUT', 'patch', 'Put'].entries()) {
-    const res = await inject({ method: 'POST', url: url('/v1/groups/update', `id=${group}`), headers: { ...JSON_CT, 'x-http-method-override': override }, payload: JSON.stringify({ fname: `Override ${i}` }) });
+    const res = await inject({ method: 'POST', url: url('/v1/groups/update', `id=${group}`), headers: { ...JSON_BODY, 'x-http-method-override': override }, payload: JSON.stringify({ fname: `Override ${i}` }) });
     assert.equal(res.statusCode, 200, `${override}: ${res.body}`);
     assert.equal(JSON.parse(res.body).Name, `Override ${i}`);
   }
@@ -156,7 +145,7 @@ test('§11 X-Http-Method-Override decides the method for routing and for the 405
   assert.equal(delWire.header('Allow'), 'GET, HEAD');
   // A PUT made a GET reads; a method that is no HTTP method at all is refused like any other.
   const list = await inject({ url: url('/v1/numbers/index') });
-  const get = await inject({ method: 'PUT', url: url('/v1/numbers/index'), headers: { ...JSON_CT, 'x-http-method-override': 'GET' }, payload: '{}' });
+  const get = await inject({ method: 'PUT', url: url('/v1/numbers/index'), headers: { ...JSON_BODY, 'x-http-method-override': 'GET' }, payload: '{}' });
   assert.equal(get.statusCode, 200, get.body);
   assert.equal(get.body, list.body);
   for (const override of ['FOO', '', 'PUT, PATCH']) {
@@ -173,7 +162,7 @@ test('§11 X-Http-Method-Override decides the method for routing and for the 405
   assert.equal(head.header('Content-Length'), String(Buffer.byteLength(list.body)));
 });
 
-test('§11 _method in a POST form body decides the method, unless GET, HEAD or OPTIONS (socket)', async () => {
+storeTest('§11 _method in a POST form body decides the method, unless GET, HEAD or OPTIONS (socket)', async () => {
   const { ctx, token, demo, inject, url } = await shared();
   const { group, entry, entryBody } = ids(demo);
   const target = withToken(`/v1/groups/update?id=${group}`, token);
@@ -215,13 +204,13 @@ test('§11 _method in a POST form body decides the method, unless GET, HEAD or O
   const formPut = await wire(ctx, 'PUT', target, form, '_method=DELETE&fname=Form+put');
   assert.equal(formPut.status, 200, formPut.body.toString());
   // The body read ahead for _method is the body the operation parses.
-  const check = await inject({ method: 'PATCH', url: url('/v1/groups/update', `id=${group}`), headers: JSON_CT, payload: '{"fname":"Form put"}' });
+  const check = await inject({ method: 'PATCH', url: url('/v1/groups/update', `id=${group}`), headers: JSON_BODY, payload: '{"fname":"Form put"}' });
   assert.equal(JSON.parse(check.body).Name, 'Form put');
 });
 
 // ─── Negotiation ────────────────────────────────────────────────────────────────────────────────
 
-test('§11 Accept media types are compared exactly, case included', async () => {
+storeTest('§11 Accept media types are compared exactly, case included', async () => {
   const { inject, url } = await shared();
   for (const accept of ['APPLICATION/XML', 'Application/Json', 'application/XML', 'application/json ;q=0.5, Application/xml']) {
     const res = await inject({ url: url('/v1/credits/balance'), headers: { accept } });
@@ -245,7 +234,7 @@ test('§11 Accept media types are compared exactly, case included', async () => 
   }
 });
 
-test('§11 only a lower-case q is a weight, read as PHP reads a float', async () => {
+storeTest('§11 only a lower-case q is a weight, read as PHP reads a float', async () => {
   const { inject, url } = await shared();
   const cases: [string, 'json' | 'xml'][] = [
     // Q is no weight: both weigh 1, the first wins.
@@ -276,7 +265,7 @@ test('§11 only a lower-case q is a weight, read as PHP reads a float', async ()
 
 // ─── Request bodies ─────────────────────────────────────────────────────────────────────────────
 
-test('§11 the body parser is chosen by the exact lower-case media type before any ";"', async () => {
+storeTest('§11 the body parser is chosen by the exact lower-case media type before any ";"', async () => {
   const { inject, url, demo } = await shared();
   const { group } = ids(demo);
   const put = (type: string, payload: string, accept = 'application/json') =>
@@ -294,7 +283,7 @@ test('§11 the body parser is chosen by the exact lower-case media type before a
   assert.equal((await put('application/x-www-form-urlencoded; charset=UTF-8', 'fname=Exact+form')).statusCode, 200);
 });
 
-test("§11 invalid JSON gives PHP's own reason, in JSON and XML", async () => {
+storeTest("§11 invalid JSON gives PHP's own reason, in JSON and XML", async () => {
   const { inject, url, demo } = await shared();
   const { group } = ids(demo);
   const reason = (r: string) => `Invalid JSON data in request body: ${r}`;
@@ -325,22 +314,22 @@ test("§11 invalid JSON gives PHP's own reason, in JSON and XML", async () => {
     [Buffer.from('["a\u0001", \\ud800]'), CTRL],
   ];
   for (const [payload, why] of cases) {
-    const res = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_CT, payload });
+    const res = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_BODY, payload });
     assertError(res, 400, reason(why));
-    const xml = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: { ...JSON_CT, accept: 'application/xml' }, payload });
+    const xml = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: { ...JSON_BODY, accept: 'application/xml' }, payload });
     assertError(xml, 400, reason(why), 'xml');
   }
   // 512 levels parse.
-  const ok = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_CT, payload: deep(512) });
+  const ok = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_BODY, payload: deep(512) });
   assert.equal(ok.statusCode, 200, ok.body);
 });
 
 // ─── Validation ─────────────────────────────────────────────────────────────────────────────────
 
-test("§11 blank means PHP's trim characters only; lengths are counted untrimmed", async () => {
+storeTest("§11 blank means PHP's trim characters only; lengths are counted untrimmed", async () => {
   const { inject, url, demo } = await shared();
   const { group } = ids(demo);
-  const put = (fname: string) => inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_CT, payload: JSON.stringify({ fname }) });
+  const put = (fname: string) => inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_BODY, payload: JSON.stringify({ fname }) });
   for (const blank of [' \t\n\r\0\x0B', '\0', '\x0B\x0B']) {
     assert422(await put(blank), [{ field: 'fname', message: 'Fname cannot be blank.' }]);
   }
@@ -354,15 +343,15 @@ test("§11 blank means PHP's trim characters only; lengths are counted untrimmed
     assert.equal(JSON.parse(res.body).Name, value, 'stored as sent');
   }
   // XML renders the same 422.
-  const xml = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: { ...JSON_CT, accept: 'application/xml' }, payload: '{"fname":"\\u00a0"}' });
+  const xml = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: { ...JSON_BODY, accept: 'application/xml' }, payload: '{"fname":"\\u00a0"}' });
   assert.equal(xml.statusCode, 422);
-  assert.equal(xml.body, `${XML_DECL}<response><item><field>fname</field><message>Fname should contain at least 3 characters.</message></item></response>\n`);
+  assert.equal(xml.body, `${XML_DECL}\n<response><item><field>fname</field><message>Fname should contain at least 3 characters.</message></item></response>\n`);
 });
 
-test("§11 the id parameter is read as PHP's FILTER_VALIDATE_INT reads it", async () => {
+storeTest("§11 the id parameter is read as PHP's FILTER_VALIDATE_INT reads it", async () => {
   const { inject, url, demo } = await shared();
   const { group } = ids(demo);
-  const put = (id: string) => inject({ method: 'PUT', url: url('/v1/groups/update', `id=${id}`), headers: JSON_CT, payload: '{"fname":"Id read"}' });
+  const put = (id: string) => inject({ method: 'PUT', url: url('/v1/groups/update', `id=${id}`), headers: JSON_BODY, payload: '{"fname":"Id read"}' });
   for (const id of [`${group}`, `+${group}`, `%20${group}`, `${group}%20`, `%09%0A%0D%0B${group}%0B%0D%0A%09`, `+${group}%20%20`]) {
     const res = await put(id);
     assert.equal(res.statusCode, 200, `${id}: ${res.body}`);
@@ -376,11 +365,11 @@ test("§11 the id parameter is read as PHP's FILTER_VALIDATE_INT reads it", asyn
   assertError(await put('9223372036854775807'), 404, MSG.notFound('9223372036854775807'));
 });
 
-test("§11 integer fields: Yii2's /^[+-]?\\d+$/ with its final-newline quirk; 64 bits; no exponent", async () => {
+storeTest("§11 integer fields: Yii2's /^[+-]?\\d+$/ with its final-newline quirk; 64 bits; no exponent", async () => {
   const { inject, url, demo } = await shared();
   const { entry, entryBody } = ids(demo);
   const put = (frcontact: unknown) =>
-    inject({ method: 'PUT', url: url('/v1/custom-contact-fields-entry/update', `id=${entry}`), headers: JSON_CT, payload: `{"frfield":${entryBody.frfield},"frcontact":${frcontact},"fvalue":"Int check"}` });
+    inject({ method: 'PUT', url: url('/v1/custom-contact-fields-entry/update', `id=${entry}`), headers: JSON_BODY, payload: `{"frfield":${entryBody.frfield},"frcontact":${frcontact},"fvalue":"Int check"}` });
   const NOT_INT = [{ field: 'frcontact', message: 'Frcontact must be an integer.' }];
   const contact = entryBody.frcontact;
   for (const value of [`${contact}`, `"${contact}"`, `"${contact}\\n"`, `"+${contact}"`, `${contact}.0`, `"0${contact}"`]) {
@@ -396,42 +385,42 @@ test("§11 integer fields: Yii2's /^[+-]?\\d+$/ with its final-newline quirk; 64
     assert422(await put(value), [{ field: 'frcontact', message: 'Frcontact is invalid.' }]);
   }
   // XML renders the same message.
-  const xml = await inject({ method: 'PUT', url: url('/v1/custom-contact-fields-entry/update', `id=${entry}`), headers: { ...JSON_CT, accept: 'application/xml' }, payload: `{"frfield":${entryBody.frfield},"frcontact":1e+20,"fvalue":"x"}` });
+  const xml = await inject({ method: 'PUT', url: url('/v1/custom-contact-fields-entry/update', `id=${entry}`), headers: { ...JSON_BODY, accept: 'application/xml' }, payload: `{"frfield":${entryBody.frfield},"frcontact":1e+20,"fvalue":"x"}` });
   assert.equal(xml.statusCode, 422);
   assert.ok(xml.body.includes('<item><field>frcontact</field><message>Frcontact must be an integer.</message></item>'), xml.body);
 });
 
-test('§11 numbers inside messages have a comma between thousands', async () => {
+storeTest('§11 numbers inside messages have a comma between thousands', async () => {
   const { inject, url, demo } = await shared();
   const { activeNumber } = ids(demo);
   const body = JSON.stringify({ Keyword: 'THOUSANDS', Number: activeNumber, AutoreplyMessage: 'x'.repeat(1601) });
-  assert422(await inject({ method: 'POST', url: url('/v1/keyword/reserve'), headers: JSON_CT, payload: body }), [
+  assert422(await inject({ method: 'POST', url: url('/v1/keyword/reserve'), headers: JSON_BODY, payload: body }), [
     { field: 'AutoreplyMessage', message: 'Autoreply Message should contain at most 1,600 characters.' },
   ]);
-  const xml = await inject({ method: 'POST', url: url('/v1/keyword/reserve'), headers: { ...JSON_CT, accept: 'application/xml' }, payload: body });
-  assert.equal(xml.body, `${XML_DECL}<response><item><field>AutoreplyMessage</field><message>Autoreply Message should contain at most 1,600 characters.</message></item></response>\n`);
+  const xml = await inject({ method: 'POST', url: url('/v1/keyword/reserve'), headers: { ...JSON_BODY, accept: 'application/xml' }, payload: body });
+  assert.equal(xml.body, `${XML_DECL}\n<response><item><field>AutoreplyMessage</field><message>Autoreply Message should contain at most 1,600 characters.</message></item></response>\n`);
   // 1,600 characters exactly are fine.
-  const ok = await inject({ method: 'POST', url: url('/v1/keyword/reserve'), headers: JSON_CT, payload: JSON.stringify({ Keyword: 'THOUSANDS', Number: activeNumber, AutoreplyMessage: 'x'.repeat(1600) }) });
+  const ok = await inject({ method: 'POST', url: url('/v1/keyword/reserve'), headers: JSON_BODY, payload: JSON.stringify({ Keyword: 'THOUSANDS', Number: activeNumber, AutoreplyMessage: 'x'.repeat(1600) }) });
   assert.equal(ok.statusCode, 201, ok.body);
 });
 
-test('§11 uniqueness and combination messages quote the value as the client sent it', async () => {
+storeTest('§11 uniqueness and combination messages quote the value as the client sent it', async () => {
   const { inject, url, demo } = await shared();
   const { activeNumber } = ids(demo);
   // Keywords are unique case-insensitively; the message quotes the second spelling.
   const reserve = (Keyword: string, accept = 'application/json') =>
-    inject({ method: 'POST', url: url('/v1/keyword/reserve'), headers: { ...JSON_CT, accept }, payload: JSON.stringify({ Keyword, Number: activeNumber }) });
+    inject({ method: 'POST', url: url('/v1/keyword/reserve'), headers: { ...JSON_BODY, accept }, payload: JSON.stringify({ Keyword, Number: activeNumber }) });
   assert.equal((await reserve('QUOTED')).statusCode, 201);
   assert422(await reserve('quoted'), [{ field: 'Keyword', message: 'Keyword "quoted" has already been taken.' }]);
   const xml = await reserve('Quoted', 'application/xml');
-  assert.equal(xml.body, `${XML_DECL}<response><item><field>Keyword</field><message>Keyword "Quoted" has already been taken.</message></item></response>\n`);
+  assert.equal(xml.body, `${XML_DECL}\n<response><item><field>Keyword</field><message>Keyword "Quoted" has already been taken.</message></item></response>\n`);
   // An entry moved onto another entry's pair: frfield and frcontact quoted as sent ("+1", a JSON 4 as 4).
   const [a, b] = demo.customFieldEntries.filter((e, i, all) => all.findIndex((o) => o.CustomFieldId === e.CustomFieldId && o.PhoneNumberId === e.PhoneNumberId) === i);
   assert.ok(a && b, 'two entries with distinct pairs');
   const res = await inject({
     method: 'PUT',
     url: url('/v1/custom-contact-fields-entry/update', `id=${a.Id}`),
-    headers: JSON_CT,
+    headers: JSON_BODY,
     payload: `{"frfield":"+${b.CustomFieldId}","frcontact":${b.PhoneNumberId},"fvalue":"Taken"}`,
   });
   assert422(res, [{ field: 'frfield', message: `The combination "+${b.CustomFieldId}"-"${b.PhoneNumberId}" of Frfield and Frcontact has already been taken.` }]);
@@ -439,7 +428,7 @@ test('§11 uniqueness and combination messages quote the value as the client sen
 
 // ─── Responses ──────────────────────────────────────────────────────────────────────────────────
 
-test('§11 fields= keeps only the named fields, in the record order, for records and lists, JSON and XML', async () => {
+storeTest('§11 fields= keeps only the named fields, in the record order, for records and lists, JSON and XML', async () => {
   const { inject, url, demo } = await shared();
   const { group } = ids(demo);
   const numbers = JSON.parse((await inject({ url: url('/v1/numbers/index') })).body) as Record<string, unknown>[];
@@ -448,34 +437,41 @@ test('§11 fields= keeps only the named fields, in the record order, for records
   assert.equal(list.statusCode, 200);
   assert.equal(list.body, JSON.stringify(numbers.map((n) => ({ Number: n.Number, Status_Id: n.Status_Id }))));
   const listXml = await inject({ url: url('/v1/numbers/index', 'fields=Status_Id,Number&_format=xml') });
-  assert.equal(listXml.body, `${XML_DECL}<response>${numbers.map((n) => `<item><Number>${n.Number}</Number><Status_Id>${n.Status_Id}</Status_Id></item>`).join('')}</response>\n`);
+  assert.equal(listXml.body, `${XML_DECL}\n<response>${numbers.map((n) => `<item><Number>${n.Number}</Number><Status_Id>${n.Status_Id}</Status_Id></item>`).join('')}</response>\n`);
   // A single record.
   const balance = await inject({ url: url('/v1/credits/balance', 'fields=AvailableCredits,Other&expand=x') });
   assert.equal(balance.body, '{"AvailableCredits":2500}');
-  assert.equal((await inject({ url: url('/v1/credits/balance', 'fields=Other') })).body, '{}');
-  assert.equal((await inject({ url: url('/v1/credits/balance', 'fields=Other&_format=xml') })).body, `${XML_DECL}<response/>\n`);
-  const updated = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}&fields=Name,Id`), headers: { ...JSON_CT, accept: 'application/xml' }, payload: '{"fname":"Fields group"}' });
-  assert.equal(updated.body, `${XML_DECL}<response><Id>${group}</Id><Name>Fields group</Name></response>\n`);
+  // No name matches: PHP's empty array, `[]` in JSON (not `{}`), an empty element in XML.
+  assert.equal((await inject({ url: url('/v1/credits/balance', 'fields=Other') })).body, '[]');
+  assert.equal((await inject({ url: url('/v1/credits/balance', 'fields=Other&_format=xml') })).body, `${XML_DECL}\n<response/>\n`);
+  assert.ok(numbers.length >= 2, 'a list of several records');
+  assert.equal((await inject({ url: url('/v1/numbers/index', 'fields=Other,Nope') })).body, JSON.stringify(numbers.map(() => [])));
+  assert.equal((await inject({ url: url('/v1/numbers/index', 'fields=Other&_format=xml') })).body, `${XML_DECL}\n<response>${'<item/>'.repeat(numbers.length)}</response>\n`);
+  const emptyUpdate = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}&fields=Nope`), headers: JSON_BODY, payload: '{"fname":"Fields group"}' });
+  assert.equal(emptyUpdate.statusCode, 200);
+  assert.equal(emptyUpdate.body, '[]');
+  const updated = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}&fields=Name,Id`), headers: { ...JSON_BODY, accept: 'application/xml' }, payload: '{"fname":"Fields group"}' });
+  assert.equal(updated.body, `${XML_DECL}\n<response><Id>${group}</Id><Name>Fields group</Name></response>\n`);
   // Every field: no names, an empty list of names, `*`, or fields sent as an array.
   const all = (await inject({ url: url('/v1/numbers/index') })).body;
   for (const query of ['fields=', 'fields=,%20,', 'fields=*', 'fields=Number,*', 'fields[]=Number', 'expand=Number']) {
     assert.equal((await inject({ url: url('/v1/numbers/index', query) })).body, all, query);
   }
   // Error bodies are never filtered.
-  assert422(await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}&fields=Id`), headers: JSON_CT, payload: '{}' }), [{ field: 'fname', message: 'Fname cannot be blank.' }]);
-  assertError(await inject({ method: 'PUT', url: url('/v1/groups/update', 'id=999999&fields=Id'), headers: JSON_CT, payload: '{"fname":"abc"}' }), 404, MSG.notFound(999999));
+  assert422(await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}&fields=Id`), headers: JSON_BODY, payload: '{}' }), [{ field: 'fname', message: 'Fname cannot be blank.' }]);
+  assertError(await inject({ method: 'PUT', url: url('/v1/groups/update', 'id=999999&fields=Id'), headers: JSON_BODY, payload: '{"fname":"abc"}' }), 404, MSG.notFound(999999));
 });
 
-test('§11 JSON escapes U+2028 and U+2029; XML writes a carriage return as &#13;', async () => {
+storeTest('§11 JSON escapes U+2028 and U+2029; XML writes a carriage return as &#13;', async () => {
   const { inject, url, demo } = await shared();
   const { group } = ids(demo);
   const name = 'a\u2028b\u2029c\rd';
-  const json = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_CT, payload: JSON.stringify({ fname: name }) });
+  const json = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_BODY, payload: JSON.stringify({ fname: name }) });
   assert.equal(json.statusCode, 200, json.body);
   assert.ok(json.body.includes('"Name":"a\\u2028b\\u2029c\\rd"'), json.body);
   assert.ok(!/[\u2028\u2029\r]/.test(json.body));
   assert.equal(JSON.parse(json.body).Name, name);
-  const xml = await inject({ url: url('/v1/groups/update', `id=${group}`), method: 'PATCH', headers: { ...JSON_CT, accept: 'application/xml' }, payload: JSON.stringify({ fname: name }) });
+  const xml = await inject({ url: url('/v1/groups/update', `id=${group}`), method: 'PATCH', headers: { ...JSON_BODY, accept: 'application/xml' }, payload: JSON.stringify({ fname: name }) });
   assert.ok(xml.body.includes('<Name>a\u2028b\u2029c&#13;d</Name>'), xml.body);
   assert.ok(!xml.body.includes('\r'));
   // Error bodies too.
@@ -483,6 +479,81 @@ test('§11 JSON escapes U+2028 and U+2029; XML writes a carriage return as &#13;
   assert.equal(error.body, '{"name":"Not Acceptable","message":"The requested response format is not supported: x\\u2028","code":0,"status":406}');
   const xmlError = await inject({ url: url('/v1/contacts/find', `number=${encodeURIComponent('1\r')}&_format=xml`) });
   assert.ok(!xmlError.body.includes('\r'), xmlError.body);
+});
+
+// ─── Updates ────────────────────────────────────────────────────────────────────────────────────
+
+const FORM_CT = { 'content-type': 'application/x-www-form-urlencoded' };
+
+storeTest('§11 updates: an optional string sent "" or null is stored "" (groups fnote, contacts, JSON and form)', async () => {
+  const { inject, url, demo } = await shared();
+  const group = demo.groups[1]!.Id;
+  const put = (payload: string, headers: Record<string, string> = JSON_BODY) => inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers, payload });
+  const stored = async () => JSON.parse((await inject({ url: url('/v1/groups/view', `id=${group}`) })).body).Note as string;
+  for (const [payload, headers] of [['{"fname":"Team","fnote":""}', JSON_BODY], ['{"fname":"Team","fnote":null}', JSON_BODY], ['fname=Team&fnote=', FORM_CT]] as const) {
+    assert.equal(JSON.parse((await put('{"fname":"Team","fnote":"A note"}')).body).Note, 'A note');
+    const res = await put(payload, headers);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(JSON.parse(res.body).Note, '', `${payload} clears the note`);
+    assert.equal(await stored(), '', `${payload}: stored blank`);
+  }
+  // Left out, the note stays; a blank that is not empty is a value, and its length rule applies.
+  await put('{"fname":"Team","fnote":"A note"}');
+  assert.equal(JSON.parse((await put('{"fname":"Team"}')).body).Note, 'A note');
+  assert422(await put('{"fname":"Team","fnote":" "}'), [{ field: 'fnote', message: 'Fnote should contain at least 3 characters.' }]);
+  assert.equal(await stored(), 'A note');
+  // The contacts' optional strings follow the same rule.
+  const contact = demo.contacts.find((c) => c.City !== '' && c.FirstName !== '')!;
+  const res = await inject({ method: 'PATCH', url: url('/v1/contacts/update', `id=${contact.Id}`), headers: JSON_BODY, payload: '{"City":"","FirstName":null}' });
+  assert.equal(res.statusCode, 200, res.body);
+  assert.deepEqual([JSON.parse(res.body).City, JSON.parse(res.body).FirstName], ['', '']);
+});
+
+storeTest('§11 updates: an update whose every value equals the stored one leaves DateUpdated as it was', async () => {
+  const { inject, url, ctx, demo } = await shared();
+  const PAST = 1_000_000_000;
+  const SHOWN = '2001-09-09 01:46:40';
+  // The fields of the records read here, as the API shows them.
+  type Shown = { Id: number; DateUpdated: string; Name: string; Note: string; KeywordId: number; ParentId: number } & { Entry: string; CustomFieldId: number; PhoneNumberId: number } & {
+    Number: string;
+    FirstName: string;
+    OptedOut: number;
+    GroupIds: number[];
+  };
+  const view = async (path: string, id: number): Promise<Shown> => JSON.parse((await inject({ url: url(path, `id=${id}`) })).body);
+  const dateUpdated = async (path: string, id: number) => (await view(path, id)).DateUpdated;
+  const send = async (path: string, id: number, body: object) => {
+    const res = await inject({ method: 'PUT', url: url(path, `id=${id}`), headers: JSON_BODY, payload: JSON.stringify(body) });
+    assert.equal(res.statusCode, 200, res.body);
+    return JSON.parse(res.body) as { DateUpdated: string };
+  };
+  const db = ctx.store.db;
+  // Groups: the stored values sent again, then one changed.
+  await db.updateTable('groups').set({ updated_at: PAST }).where('id', '=', demo.groups[2]!.Id).execute();
+  const g = await view('/v1/groups/view', demo.groups[2]!.Id);
+  const sameGroup = await send('/v1/groups/update', g.Id, { fname: g.Name, fnote: g.Note, KeywordId: String(g.KeywordId), ParentId: g.ParentId });
+  assert.equal(sameGroup.DateUpdated, SHOWN, 'the answer shows the stored DateUpdated');
+  assert.equal(await dateUpdated('/v1/groups/view', g.Id), SHOWN, 'nothing was saved');
+  assert.notEqual((await send('/v1/groups/update', g.Id, { fname: g.Name, fnote: 'Another note' })).DateUpdated, SHOWN, 'a change moves it');
+  // Custom fields and their values.
+  await db.updateTable('custom_fields').set({ updated_at: PAST }).where('id', '=', demo.customFields[0]!.Id).execute();
+  const field = await view('/v1/custom-contact-fields/view', demo.customFields[0]!.Id);
+  assert.equal((await send('/v1/custom-contact-fields/update', field.Id, { fname: field.Name })).DateUpdated, SHOWN);
+  assert.equal(await dateUpdated('/v1/custom-contact-fields/view', field.Id), SHOWN);
+  await db.updateTable('custom_field_entries').set({ updated_at: PAST }).where('id', '=', demo.customFieldEntries[0]!.Id).execute();
+  const entry = await view('/v1/custom-contact-fields-entry/view', demo.customFieldEntries[0]!.Id);
+  const sameEntry = { frfield: `+${entry.CustomFieldId}`, frcontact: String(entry.PhoneNumberId), fvalue: entry.Entry };
+  assert.equal((await send('/v1/custom-contact-fields-entry/update', entry.Id, sameEntry)).DateUpdated, SHOWN);
+  assert.equal(await dateUpdated('/v1/custom-contact-fields-entry/view', entry.Id), SHOWN);
+  // Contacts: the number in another writing and the same groups in another order are the same values.
+  const cId = [...demo.contacts].reverse().find((x) => x.GroupIds.length >= 2)!.Id;
+  await db.updateTable('contacts').set({ updated_at: PAST }).where('id', '=', cId).execute();
+  const c = await view('/v1/contacts/view', cId);
+  assert.ok(c.GroupIds.length >= 2);
+  const sameContact = { Number: `+${c.Number}`, FirstName: c.FirstName, OptedOut: c.OptedOut, GroupIds: [...c.GroupIds].reverse() };
+  assert.equal((await send('/v1/contacts/update', c.Id, sameContact)).DateUpdated, SHOWN);
+  assert.equal(await dateUpdated('/v1/contacts/view', c.Id), SHOWN);
+  assert.notEqual((await send('/v1/contacts/update', c.Id, { GroupIds: c.GroupIds.slice(1) })).DateUpdated, SHOWN, 'a GroupIds change moves it');
 });
 
 /** Names of every header line of a head read off the socket. */
@@ -493,7 +564,7 @@ function assertCased(res: RawResponse): void {
   for (const name of namesOf(res)) assert.match(name, /^([A-Z][a-z]*|ETag|WWW)(-[A-Z][a-z]*)*$/, `${name} in ${res.statusLine}`);
 }
 
-test('§11 header names go on the wire exactly cased, ours and Fastify\'s alike (socket and inject)', async (t) => {
+storeTest('§11 header names go on the wire exactly cased, ours and Fastify\'s alike (socket and inject)', async (t) => {
   const { ctx, token, demo, inject, url } = await shared();
   const { group } = ids(demo);
   const list = await wire(ctx, 'GET', withToken('/v1/numbers/index', token, 'per-page=2&page=2'));
@@ -553,7 +624,7 @@ test('§11 header names go on the wire exactly cased, ours and Fastify\'s alike 
   assert.deepEqual([...names].sort(), [...LIST_NAMES].sort());
 });
 
-test("§11 Link rebuilds the query as PHP's http_build_query: nested keys stay nested, bytes stay bytes", async () => {
+storeTest("§11 Link rebuilds the query as PHP's http_build_query: nested keys stay nested, bytes stay bytes", async () => {
   const { inject, url, ctx, token } = await shared();
   const t = encodeURIComponent(token);
   const base = (res: { headers: Record<string, unknown> }) => String(res.headers.link).match(/^<([^>]*)>; rel=self$/)![1]!;

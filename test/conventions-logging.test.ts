@@ -2,15 +2,13 @@
  * CONVENTIONS §9: tokens are secrets. Exactly one JSON log line per request, the access_token value
  * never logged (plain or URL-encoded) and masked as ***; only a hash is stored.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { InjectOptions } from 'fastify';
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
-import { ids, rawRequest, setup } from './helpers/conventions.ts';
-
-const JSON_CT = { 'content-type': 'application/json' };
+import { ids, JSON_BODY, rawRequest, setup } from './helpers/conventions.ts';
+import { storeTest } from './helpers/stores.ts';
 
 async function logged(t: Parameters<typeof setup>[0], env: Record<string, string> = {}) {
   const lines: string[] = [];
@@ -22,7 +20,7 @@ function forms(secret: string): string[] {
   return [secret, encodeURIComponent(secret), encodeURIComponent(secret).replace(/%20/g, '+'), encodeURI(secret)];
 }
 
-test('§9 exactly one JSON line per request; the token is masked as ***', async (t) => {
+storeTest('§9 exactly one JSON line per request; the token is masked as ***', async (t) => {
   const { inject, url, demo, token, lines } = await logged(t, { MSGSVC_RATE_LIMIT: '12', MSGSVC_RATE_WINDOW: '60' });
   const { group } = ids(demo);
   lines.length = 0;
@@ -34,12 +32,12 @@ test('§9 exactly one JSON line per request; the token is masked as ***', async 
     { url: url('/v1/numbers/index'), headers: { accept: 'text/html' } },
     { method: 'DELETE', url: url('/v1/numbers/index') },
     { url: `/v1/numbers/index?access_token=${token}x` },
-    { method: 'PUT', url: url('/v1/groups/update'), headers: JSON_CT, payload: '{}' },
-    { method: 'PUT', url: url('/v1/groups/update', 'id=999999'), headers: JSON_CT, payload: '{"fname":"Valid"}' },
-    { method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_CT, payload: '{' },
-    { method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_CT, payload: '{}' },
+    { method: 'PUT', url: url('/v1/groups/update'), headers: JSON_BODY, payload: '{}' },
+    { method: 'PUT', url: url('/v1/groups/update', 'id=999999'), headers: JSON_BODY, payload: '{"fname":"Valid"}' },
+    { method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_BODY, payload: '{' },
+    { method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_BODY, payload: '{}' },
     { method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: { 'content-type': 'text/plain' }, payload: 'x' },
-    { method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_CT, payload: '{"fname":"Logged group"}' },
+    { method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_BODY, payload: '{"fname":"Logged group"}' },
   ];
   for (let i = 0; i < 20; i++) requests.push({ url: url('/v1/credits/balance') }); // runs into 429
   for (const [i, req] of requests.entries()) {
@@ -60,7 +58,7 @@ test('§9 exactly one JSON line per request; the token is masked as ***', async 
   for (const secret of [token, `${token}x`]) for (const f of forms(secret)) assert.ok(!all.includes(f), 'token leaked into the log');
 });
 
-test('§9 every spelling of access_token is masked, and no token value appears in the log', async (t) => {
+storeTest('§9 every spelling of access_token is masked, and no token value appears in the log', async (t) => {
   const { inject, token, lines } = await logged(t);
   const odd = 'sécret token/with+&=chars';
   const enc = encodeURIComponent(odd);
@@ -95,7 +93,7 @@ test('§9 every spelling of access_token is masked, and no token value appears i
   for (const line of lines) assert.ok(JSON.parse(line).url.includes('=***'), line);
 });
 
-test('§9 over a real socket: one line per request, token masked', async (t) => {
+storeTest('§9 over a real socket: one line per request, token masked', async (t) => {
   const { ctx, token, lines } = await logged(t);
   lines.length = 0;
   for (const path of [`/v1/credits/balance?access_token=${token}`, `/v1/../v1/credits/balance?access_token=${token}`, `/v1/numbers/index?page=2&access_token=${encodeURIComponent(token)}&per-page=1`, `/v1/numbers/%ZZ?access_token=${token}`]) {
@@ -110,7 +108,7 @@ test('§9 over a real socket: one line per request, token masked', async (t) => 
   assert.ok(!lines.join('').includes(token));
 });
 
-test('§9 only a SHA-256 hash of the token is stored', async (t) => {
+storeTest('§9 only a SHA-256 hash of the token is stored', async (t) => {
   const { ctx, token } = await setup(t);
   const rows = await sql<Record<string, unknown>>`SELECT * FROM api_tokens`.execute(ctx.store.db);
   assert.ok(rows.rows.length >= 1);
@@ -120,7 +118,7 @@ test('§9 only a SHA-256 hash of the token is stored', async (t) => {
   assert.ok(!values.some((v) => v.includes(token)), 'the token itself is not');
 });
 
-test('§9 / §2 a 500 logs its error and one request line, still without the token', async (t) => {
+storeTest('§9 / §2 a 500 logs its error and one request line, still without the token', async (t) => {
   const { inject, url, token, ctx, lines } = await logged(t);
   await sql`DROP TABLE credit_balances`.execute(ctx.store.db);
   lines.length = 0;

@@ -3,10 +3,11 @@
  * PATCH, the entry update also POST; keyword/reserve answers POST. Other methods: 405 (see
  * conventions-errors for every path × method).
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withToken } from './helpers/app.ts';
-import { MSG, assertError, ids, rawRequest, sharedSetup } from './helpers/conventions.ts';
+import { ids, MSG, rawRequest, sharedSetup } from './helpers/conventions.ts';
+import { assertError } from './helpers/operations.ts';
+import { storeTest } from './helpers/stores.ts';
 
 const shared = sharedSetup();
 
@@ -18,7 +19,7 @@ function stable(headers: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(headers).filter(([k]) => !VOLATILE.has(k.toLowerCase())));
 }
 
-test('§5 HEAD on every read: the same headers as GET and no body (inject)', async () => {
+storeTest('§5 HEAD on every read: the same headers as GET and no body (inject)', async () => {
   const { inject, demo, token } = await shared();
   const { contactNumber } = ids(demo);
   for (const path of READS) {
@@ -35,7 +36,7 @@ test('§5 HEAD on every read: the same headers as GET and no body (inject)', asy
   }
 });
 
-test('§5 HEAD over a real socket: same headers as GET, empty body, also for errors', async () => {
+storeTest('§5 HEAD over a real socket: same headers as GET, empty body, also for errors', async () => {
   const { ctx, token, demo } = await shared();
   const { contactNumber } = ids(demo);
   for (const path of [...READS.map((p) => withToken(p, token, p === '/v1/contacts/find' ? `number=${contactNumber}` : '')), '/v1/numbers/index?access_token=bad', withToken('/v1/contacts/find', token), withToken('/v1/groups/update', token)]) {
@@ -53,7 +54,7 @@ test('§5 HEAD over a real socket: same headers as GET, empty body, also for err
   }
 });
 
-test('§5 updates answer PUT and PATCH; the entry update also POST; keyword/reserve POST with 201', async () => {
+storeTest('§5 updates answer PUT and PATCH; the entry update also POST; keyword/reserve POST with 201', async () => {
   const { inject, url, demo } = await shared();
   const { group, field, entry, entryBody, activeNumber } = ids(demo);
   const json = { 'content-type': 'application/json' };
@@ -80,7 +81,7 @@ test('§5 updates answer PUT and PATCH; the entry update also POST; keyword/rese
   assertError(await inject({ method: 'OPTIONS', url: url('/v1/custom-contact-fields-entry/update') }), 405, MSG.methodNotAllowed('POST, PUT, PATCH'));
 });
 
-test('§5 any other method, including ones Node knows but Fastify does not route, is 405 with Allow', async () => {
+storeTest('§5 any other method, including ones Node knows but Fastify does not route, is 405 with Allow', async () => {
   const { ctx, token } = await shared();
   for (const method of ['TRACE', 'PROPFIND', 'SEARCH', 'PURGE']) {
     const res = await rawRequest(ctx, { method, path: withToken('/v1/custom-contact-fields/update', token) });

@@ -2,33 +2,21 @@
  * CONVENTIONS §4: `_format`, Accept negotiation, Vary, content types, the JSON and XML layouts,
  * escaping, and header names exactly as written on the wire.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { toXmlDocument } from '../src/http/serializers/xml.ts';
 import { withToken } from './helpers/app.ts';
-import {
-  JSON_TYPE,
-  MSG,
-  XML_DECL,
-  XML_TYPE,
-  assertError,
-  emptyAccount,
-  ids,
-  rawHeaderNames,
-  rawRequest,
-  sharedSetup,
-} from './helpers/conventions.ts';
+import { emptyAccount, ids, JSON_BODY, MSG, rawHeaderNames, rawRequest, sharedSetup } from './helpers/conventions.ts';
+import { assertError, JSON_TYPE, XML_DECL, XML_TYPE } from './helpers/operations.ts';
+import { storeTest } from './helpers/stores.ts';
 
 const shared = sharedSetup();
 
-const JSON_CT = { 'content-type': 'application/json' };
-
-test('§4 _format=json|xml overrides Accept; any other value is 406', async () => {
+storeTest('§4 _format=json|xml overrides Accept; any other value is 406', async () => {
   const { inject, url } = await shared();
   const xml = await inject({ url: url('/v1/credits/balance', '_format=xml'), headers: { accept: 'application/json' } });
   assert.equal(xml.statusCode, 200);
   assert.equal(xml.headers['content-type'], XML_TYPE);
-  assert.equal(xml.body, `${XML_DECL}<response><AvailableCredits>2500</AvailableCredits></response>\n`);
+  assert.equal(xml.body, `${XML_DECL}\n<response><AvailableCredits>2500</AvailableCredits></response>\n`);
   const json = await inject({ url: url('/v1/credits/balance', '_format=json'), headers: { accept: 'application/xml' } });
   assert.equal(json.headers['content-type'], JSON_TYPE);
   assert.equal(json.body, '{"AvailableCredits":2500}');
@@ -46,7 +34,7 @@ test('§4 _format=json|xml overrides Accept; any other value is 406', async () =
   }
 });
 
-test('§4 Accept: media ranges sorted by q, specific before wildcard, first exact match wins', async () => {
+storeTest('§4 Accept: media ranges sorted by q, specific before wildcard, first exact match wins', async () => {
   const { inject, url } = await shared();
   const cases: [string | undefined, 'json' | 'xml' | 406][] = [
     [undefined, 'json'],
@@ -91,16 +79,16 @@ test('§4 Accept: media ranges sorted by q, specific before wildcard, first exac
   }
 });
 
-test('§4 Vary: Accept on every response past routing', async () => {
+storeTest('§4 Vary: Accept on every response past routing', async () => {
   const { inject, url, demo } = await shared();
   const { group } = ids(demo);
   const responses = [
     await inject({ url: url('/v1/numbers/index') }),
     await inject({ url: url('/v1/credits/balance'), headers: { accept: 'application/xml' } }),
     await inject({ method: 'HEAD', url: url('/v1/sms/single-schedule-messages') }),
-    await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_CT, payload: '{"fname":"Group name"}' }),
-    await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_CT, payload: '{}' }),
-    await inject({ method: 'PUT', url: url('/v1/groups/update'), headers: JSON_CT, payload: '{}' }),
+    await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_BODY, payload: '{"fname":"Group name"}' }),
+    await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_BODY, payload: '{}' }),
+    await inject({ method: 'PUT', url: url('/v1/groups/update'), headers: JSON_BODY, payload: '{}' }),
     await inject({ method: 'DELETE', url: url('/v1/groups/update') }),
     await inject({ url: '/v1/numbers/index' }),
     await inject({ url: url('/v1/numbers/index'), headers: { accept: 'text/html' } }),
@@ -108,14 +96,14 @@ test('§4 Vary: Accept on every response past routing', async () => {
   for (const res of responses) assert.equal(res.headers.vary, 'Accept', `${res.statusCode}`);
 });
 
-test('§4 JSON: content type, null, non-ASCII and slashes not escaped', async () => {
+storeTest('§4 JSON: content type, null, non-ASCII and slashes not escaped', async () => {
   const { inject, url, demo } = await shared();
   const { group } = ids(demo);
   const numbers = await inject({ url: url('/v1/numbers/index') });
-  assert.equal(numbers.headers['content-type'], 'application/json; charset=UTF-8');
+  assert.equal(numbers.headers['content-type'], JSON_TYPE);
   assert.ok(numbers.body.includes('"Status_Id":0,"Status_Description":"Active","Blocked_Date":null'));
   const name = 'Café/Ünïcode ✓ 😀 "q" \\ </script>';
-  const res = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_CT, payload: JSON.stringify({ fname: name }) });
+  const res = await inject({ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_BODY, payload: JSON.stringify({ fname: name }) });
   assert.equal(res.statusCode, 200, res.body);
   assert.ok(res.body.includes('"Name":"Café/Ünïcode ✓ 😀 \\"q\\" \\\\ </script>"'), res.body);
   assert.ok(!res.body.includes('\\/'), 'slashes are not escaped');
@@ -123,7 +111,7 @@ test('§4 JSON: content type, null, non-ASCII and slashes not escaped', async ()
   assert.equal(JSON.parse(res.body).Name, name);
 });
 
-test('§4 XML: escaping of & < >, C0 controls dropped, tab and newline kept, UTF-8 as is', async () => {
+storeTest('§4 XML: escaping of & < >, C0 controls dropped, tab and newline kept, UTF-8 as is', async () => {
   const { inject, url, demo } = await shared();
   const { group } = ids(demo);
   const name = 'A & <B> "c" \'d\' \u0001\u0008\u000B\u000C\u001F é/✓';
@@ -131,24 +119,24 @@ test('§4 XML: escaping of & < >, C0 controls dropped, tab and newline kept, UTF
   const res = await inject({
     method: 'PUT',
     url: url('/v1/groups/update', `id=${group}`),
-    headers: { ...JSON_CT, accept: 'application/xml' },
+    headers: { ...JSON_BODY, accept: 'application/xml' },
     payload: JSON.stringify({ fname: name, fnote: note }),
   });
   assert.equal(res.statusCode, 200, res.body);
-  assert.equal(res.headers['content-type'], 'application/xml; charset=UTF-8');
+  assert.equal(res.headers['content-type'], XML_TYPE);
   assert.ok(res.body.includes('<Name>A &amp; &lt;B&gt; "c" \'d\'  é/✓</Name>'), res.body);
   assert.ok(res.body.includes('<Note>tab\there\nline</Note>'), res.body);
   assert.doesNotMatch(res.body, /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/);
   // The JSON form keeps the control characters (escaped by JSON itself).
-  const json = await inject({ url: url('/v1/groups/update', `id=${group}`), method: 'PATCH', headers: JSON_CT, payload: JSON.stringify({ fname: name }) });
+  const json = await inject({ url: url('/v1/groups/update', `id=${group}`), method: 'PATCH', headers: JSON_BODY, payload: JSON.stringify({ fname: name }) });
   assert.equal(JSON.parse(json.body).Name, name);
 });
 
-test('§4 XML layout: declaration line, one line, trailing newline; lists, records, empty values', async () => {
+storeTest('§4 XML layout: declaration line, one line, trailing newline; lists, records, empty values', async () => {
   const { inject, url, ctx, demo } = await shared();
   // A list: one <item> per record; null → <X></X>.
   const numbers = await inject({ url: url('/v1/numbers/index'), headers: { accept: 'application/xml' } });
-  assert.ok(numbers.body.startsWith(`${XML_DECL}<response><item><Number>55155</Number><Status_Id>0</Status_Id><Status_Description>Active</Status_Description><Blocked_Date></Blocked_Date></item><item>`), numbers.body);
+  assert.ok(numbers.body.startsWith(`${XML_DECL}\n<response><item><Number>55155</Number><Status_Id>0</Status_Id><Status_Description>Active</Status_Description><Blocked_Date></Blocked_Date></item><item>`), numbers.body);
   assert.ok(numbers.body.endsWith('</item></response>\n'));
   assert.equal(numbers.body.split('\n').length, 3, 'declaration, document, empty tail');
   // A single record: fields directly under <response>; "" → <X></X>; nested arrays → <item>s; [] → <X/>.
@@ -156,21 +144,21 @@ test('§4 XML layout: declaration line, one line, trailing newline; lists, recor
   assert.ok(contact, 'demo has a contact without email, in a group, without custom fields');
   const found = await inject({ url: url('/v1/contacts/find', `number=${contact.Number}`), headers: { accept: 'application/xml' } });
   assert.equal(found.statusCode, 200, found.body);
-  assert.ok(found.body.startsWith(`${XML_DECL}<response><Id>${contact.Id}</Id><Number>${contact.Number}</Number>`), found.body);
+  assert.ok(found.body.startsWith(`${XML_DECL}\n<response><Id>${contact.Id}</Id><Number>${contact.Number}</Number>`), found.body);
   assert.ok(found.body.includes('<Email></Email>'));
   assert.ok(found.body.includes(`<GroupIds>${contact.GroupIds.map((g) => `<item>${g}</item>`).join('')}</GroupIds>`));
   assert.ok(found.body.includes('<CustomFieldIds/>'));
   // An empty list is <response/>.
   const empty = await emptyAccount(ctx);
   const none = await inject({ url: withToken('/v1/numbers/index', empty.token), headers: { accept: 'application/xml' } });
-  assert.equal(none.body, `${XML_DECL}<response/>\n`);
+  assert.equal(none.body, `${XML_DECL}\n<response/>\n`);
   const noneJson = await inject({ url: withToken('/v1/numbers/index', empty.token) });
   assert.equal(noneJson.body, '[]');
   // Booleans (no record field is boolean today; the serializer is what decides).
-  assert.equal(toXmlDocument({ a: true, b: false, c: null, d: '', e: [], f: [1, 2] }), `${XML_DECL}<response><a>true</a><b>false</b><c></c><d></d><e/><f><item>1</item><item>2</item></f></response>\n`);
+  assert.equal(toXmlDocument({ a: true, b: false, c: null, d: '', e: [], f: [1, 2] }), `${XML_DECL}\n<response><a>true</a><b>false</b><c></c><d></d><e/><f><item>1</item><item>2</item></f></response>\n`);
 });
 
-test('§4 header names go on the wire exactly as written', async () => {
+storeTest('§4 header names go on the wire exactly as written', async () => {
   const { ctx, token } = await shared();
   const res = await rawRequest(ctx, { path: withToken('/v1/numbers/index', token, 'per-page=2&page=2') });
   assert.equal(res.statusCode, 200);
@@ -192,7 +180,7 @@ test('§4 header names go on the wire exactly as written', async () => {
   assert.ok(rawHeaderNames(balance).includes('Link'));
   assert.ok(rawHeaderNames(balance).includes('X-Pagination-Total-Count'));
   // Rate headers keep their casing on errors too; Allow on a 405.
-  const notFound = await rawRequest(ctx, { method: 'PUT', path: withToken('/v1/groups/update?id=999999', token), headers: JSON_CT, body: '{}' });
+  const notFound = await rawRequest(ctx, { method: 'PUT', path: withToken('/v1/groups/update?id=999999', token), headers: JSON_BODY, body: '{}' });
   assert.equal(notFound.statusCode, 404);
   assert.ok(rawHeaderNames(notFound).includes('X-Rate-Limit-Remaining'));
   const notAllowed = await rawRequest(ctx, { method: 'DELETE', path: withToken('/v1/groups/update', token) });

@@ -2,28 +2,27 @@
  * CONVENTIONS §1: the order of checks, routing 404 → 406 → 405 → 401 → 429 → 400 → 404/422, and
  * which headers survive onto an error response.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withToken } from './helpers/app.ts';
 import {
   ALLOW,
-  MSG,
-  assert422,
-  assertError,
   assertNoPagination,
   assertNoRateHeaders,
   assertRate,
   ids,
+  JSON_BODY,
+  MSG,
   setup,
   sharedSetup,
 } from './helpers/conventions.ts';
+import { assert422, assertError } from './helpers/operations.ts';
+import { storeTest } from './helpers/stores.ts';
 
 const shared = sharedSetup();
 
-const JSON_CT = { 'content-type': 'application/json' };
 const BAD_ACCEPT = { accept: 'text/html' };
 
-test('§1 routing 404 comes before 406, 405, 401 and 429', async (t) => {
+storeTest('§1 routing 404 comes before 406, 405, 401 and 429', async (t) => {
   const { inject, url, token } = await setup(t, { MSGSVC_RATE_LIMIT: '1', MSGSVC_RATE_WINDOW: '60' });
   // Use up the allowance so 429 would be due on any route.
   assert.equal((await inject({ url: url('/v1/credits/balance') })).statusCode, 200);
@@ -41,7 +40,7 @@ test('§1 routing 404 comes before 406, 405, 401 and 429', async (t) => {
   assertNoRateHeaders(unknownRateExhausted);
 });
 
-test('§1 406 comes before 405 and 401', async () => {
+storeTest('§1 406 comes before 405 and 401', async () => {
   const { inject, url } = await shared();
   for (const path of Object.keys(ALLOW)) {
     const wrongMethod = await inject({ method: 'DELETE', url: url(path), headers: BAD_ACCEPT });
@@ -60,7 +59,7 @@ test('§1 406 comes before 405 and 401', async () => {
   assertNoRateHeaders(noTokenBadAccept);
 });
 
-test('§1 405 comes before 401, keeps Vary and sets Allow', async () => {
+storeTest('§1 405 comes before 401, keeps Vary and sets Allow', async () => {
   const { inject } = await shared();
   for (const [path, allow] of Object.entries(ALLOW)) {
     for (const url of [`${path}?access_token=bad`, path]) {
@@ -75,7 +74,7 @@ test('§1 405 comes before 401, keeps Vary and sets Allow', async () => {
   }
 });
 
-test('§1 401 comes before 429 and 400; 401 keeps Vary and carries no rate headers', async (t) => {
+storeTest('§1 401 comes before 429 and 400; 401 keeps Vary and carries no rate headers', async (t) => {
   const { inject, url, demo } = await setup(t, { MSGSVC_RATE_LIMIT: '2', MSGSVC_RATE_WINDOW: '60' });
   const { group } = ids(demo);
   await inject({ url: url('/v1/numbers/index') });
@@ -88,17 +87,17 @@ test('§1 401 comes before 429 and 400; 401 keeps Vary and carries no rate heade
   assertNoRateHeaders(badToken);
   assertNoPagination(badToken);
 
-  const noTokenMissingId = await inject({ method: 'PUT', url: '/v1/groups/update', headers: JSON_CT, payload: '{' });
+  const noTokenMissingId = await inject({ method: 'PUT', url: '/v1/groups/update', headers: JSON_BODY, payload: '{' });
   assertError(noTokenMissingId, 401, MSG.invalidCredentials);
-  const noTokenInvalidId = await inject({ method: 'PUT', url: '/v1/groups/update?id=abc', headers: JSON_CT, payload: '{' });
+  const noTokenInvalidId = await inject({ method: 'PUT', url: '/v1/groups/update?id=abc', headers: JSON_BODY, payload: '{' });
   assertError(noTokenInvalidId, 401, MSG.invalidCredentials);
-  const noTokenMissingRecord = await inject({ method: 'PUT', url: `/v1/groups/update?id=${group}&access_token=x`, headers: JSON_CT, payload: '{}' });
+  const noTokenMissingRecord = await inject({ method: 'PUT', url: `/v1/groups/update?id=${group}&access_token=x`, headers: JSON_BODY, payload: '{}' });
   assertError(noTokenMissingRecord, 401, MSG.invalidCredentials);
   const noTokenMissingNumber = await inject({ url: '/v1/contacts/find' });
   assertError(noTokenMissingNumber, 401, MSG.invalidCredentials);
 });
 
-test('§1 429 comes before 400, 415, 404 and 422; 429 keeps Vary and rate headers', async (t) => {
+storeTest('§1 429 comes before 400, 415, 404 and 422; 429 keeps Vary and rate headers', async (t) => {
   const { inject, url, demo } = await setup(t, { MSGSVC_RATE_LIMIT: '1', MSGSVC_RATE_WINDOW: '60' });
   const { group } = ids(demo);
   assert.equal((await inject({ url: url('/v1/credits/balance') })).statusCode, 200);
@@ -113,7 +112,7 @@ test('§1 429 comes before 400, 415, 404 and 422; 429 keeps Vary and rate header
     { method: 'GET' as const, url: url('/v1/numbers/index') },
   ];
   for (const c of cases) {
-    const res = await inject({ ...c, headers: JSON_CT });
+    const res = await inject({ ...c, headers: JSON_BODY });
     assertError(res, 429, MSG.rateLimited);
     assert.equal(res.headers.vary, 'Accept');
     assertRate(res, 1, 0, 60);
@@ -123,25 +122,25 @@ test('§1 429 comes before 400, 415, 404 and 422; 429 keeps Vary and rate header
   assertError(unsupportedBody, 429, MSG.rateLimited);
 });
 
-test('§1 400 (missing or invalid id) comes before bad JSON; bad JSON before the record lookup', async () => {
+storeTest('§1 400 (missing or invalid id) comes before bad JSON; bad JSON before the record lookup', async () => {
   const { inject, url } = await shared();
   for (const path of ['/v1/groups/update', '/v1/custom-contact-fields/update', '/v1/custom-contact-fields-entry/update']) {
-    const missingId = await inject({ method: 'PUT', url: url(path), headers: JSON_CT, payload: '{bad' });
+    const missingId = await inject({ method: 'PUT', url: url(path), headers: JSON_BODY, payload: '{bad' });
     assertError(missingId, 400, MSG.missing('id'));
-    const invalidId = await inject({ method: 'PUT', url: url(path, 'id=abc'), headers: JSON_CT, payload: '{bad' });
+    const invalidId = await inject({ method: 'PUT', url: url(path, 'id=abc'), headers: JSON_BODY, payload: '{bad' });
     assertError(invalidId, 400, MSG.invalidId);
     const missingIdBadType = await inject({ method: 'PUT', url: url(path), headers: { 'content-type': 'text/plain' }, payload: 'x' });
     assertError(missingIdBadType, 400, MSG.missing('id'));
-    const badJsonMissingRecord = await inject({ method: 'PUT', url: url(path, 'id=999999'), headers: JSON_CT, payload: '{bad' });
+    const badJsonMissingRecord = await inject({ method: 'PUT', url: url(path, 'id=999999'), headers: JSON_BODY, payload: '{bad' });
     assertError(badJsonMissingRecord, 400, MSG.badJson);
     assertRate(badJsonMissingRecord, 100000, Number(badJsonMissingRecord.headers['x-rate-limit-remaining']));
     assert.equal(badJsonMissingRecord.headers.vary, 'Accept');
   }
-  const badJsonReserve = await inject({ method: 'POST', url: url('/v1/keyword/reserve'), headers: JSON_CT, payload: '{"Keyword":' });
+  const badJsonReserve = await inject({ method: 'POST', url: url('/v1/keyword/reserve'), headers: JSON_BODY, payload: '{"Keyword":' });
   assertError(badJsonReserve, 400, MSG.badJson);
 });
 
-test('§1 a missing record (404) comes before validation (422); 422 only on a real record', async () => {
+storeTest('§1 a missing record (404) comes before validation (422); 422 only on a real record', async () => {
   const { inject, url, demo, ctx } = await shared();
   const mine = ids(demo);
   const theirs = ids(await ctx.seed('Another account'));
@@ -161,22 +160,22 @@ test('§1 a missing record (404) comes before validation (422); 422 only on a re
     ],
   ];
   for (const [path, own, foreign, invalid, errors] of cases) {
-    const missing = await inject({ method: 'PUT', url: url(path, 'id=999999'), headers: JSON_CT, payload: JSON.stringify(invalid) });
+    const missing = await inject({ method: 'PUT', url: url(path, 'id=999999'), headers: JSON_BODY, payload: JSON.stringify(invalid) });
     assertError(missing, 404, MSG.notFound(999999));
     assert.equal(missing.headers.vary, 'Accept');
     assert.ok(missing.headers['x-rate-limit-remaining'] !== undefined, 'rate headers stay on a 404');
-    const foreignRecord = await inject({ method: 'PUT', url: url(path, `id=${foreign}`), headers: JSON_CT, payload: JSON.stringify(invalid) });
+    const foreignRecord = await inject({ method: 'PUT', url: url(path, `id=${foreign}`), headers: JSON_BODY, payload: JSON.stringify(invalid) });
     assertError(foreignRecord, 404, MSG.notFound(foreign));
     const emptyBody = await inject({ method: 'PUT', url: url(path, 'id=999999') });
     assertError(emptyBody, 404, MSG.notFound(999999));
-    const invalidOwn = await inject({ method: 'PUT', url: url(path, `id=${own}`), headers: JSON_CT, payload: JSON.stringify(invalid) });
+    const invalidOwn = await inject({ method: 'PUT', url: url(path, `id=${own}`), headers: JSON_BODY, payload: JSON.stringify(invalid) });
     assert422(invalidOwn, errors);
     assert.equal(invalidOwn.headers.vary, 'Accept');
     assert.ok(invalidOwn.headers['x-rate-limit-limit'] !== undefined, 'rate headers stay on a 422');
   }
 });
 
-test('§1 list endpoints never send pagination headers or Link on an error', async (t) => {
+storeTest('§1 list endpoints never send pagination headers or Link on an error', async (t) => {
   const { inject, url, token } = await setup(t, { MSGSVC_RATE_LIMIT: '2', MSGSVC_RATE_WINDOW: '60' });
   for (const path of ['/v1/numbers/index', '/v1/credits/balance', '/v1/sms/single-schedule-messages']) {
     for (const res of [

@@ -2,7 +2,6 @@
  * CONVENTIONS §7: page / per-page clamping, X-Pagination-* values, and the Link header (rels,
  * order, absolute URL with every query parameter).
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { inTransaction } from '../src/store/db.ts';
@@ -10,6 +9,7 @@ import { insertNumber } from '../src/store/repositories/numbers.ts';
 import { insertScheduledMessage } from '../src/store/repositories/messages.ts';
 import type { TestApp } from './helpers/app.ts';
 import { emptyAccount, rawRequest, sharedSetup } from './helpers/conventions.ts';
+import { storeTest } from './helpers/stores.ts';
 
 const shared = sharedSetup();
 
@@ -41,7 +41,7 @@ async function seedNumbers(ctx: TestApp, accountId: number, count: number): Prom
   });
 }
 
-test('§7 one page: only rel=self, page set, headers as the spec sample', async () => {
+storeTest('§7 one page: only rel=self, page set, headers as the spec sample', async () => {
   const { inject, token } = await shared();
   const res = await inject({ url: `/v1/numbers/index?access_token=${token}`, headers: { host: HOST } });
   expectPage(res, 5, 1, 1, 100);
@@ -49,7 +49,7 @@ test('§7 one page: only rel=self, page set, headers as the spec sample', async 
   assert.equal(JSON.parse(res.body).length, 5);
 });
 
-test('§7 Link rels per page: self; first+prev unless first; next+last unless last', async () => {
+storeTest('§7 Link rels per page: self; first+prev unless first; next+last unless last', async () => {
   const { inject, token } = await shared();
   const p = '/v1/numbers/index';
   const q = (page: number) => `access_token=${token}&per-page=2&page=${page}`;
@@ -77,7 +77,7 @@ test('§7 Link rels per page: self; first+prev unless first; next+last unless la
   assert.equal(past.body, last.body);
 });
 
-test('§7 page=0, -5, abc, [] serve page 1; page is set in place', async () => {
+storeTest('§7 page=0, -5, abc, [] serve page 1; page is set in place', async () => {
   const { inject, token } = await shared();
   const p = '/v1/numbers/index';
   for (const page of ['0', '-5', 'abc', '', '1.9', ' 1']) {
@@ -93,7 +93,7 @@ test('§7 page=0, -5, abc, [] serve page 1; page is set in place', async () => {
   expectPage(two, 5, 3, 2, 2);
 });
 
-test('§7 per-page is clamped to [1, 100] and kept in Link only when not the default', async () => {
+storeTest('§7 per-page is clamped to [1, 100] and kept in Link only when not the default', async () => {
   const { inject, token, ctx } = await shared();
   const p = '/v1/numbers/index';
   const big = await emptyAccount(ctx, 'Big account');
@@ -129,7 +129,7 @@ test('§7 per-page is clamped to [1, 100] and kept in Link only when not the def
   assert.equal(JSON.parse(fifty.body)[49].Number, String(15551000000 + 249));
 });
 
-test('§7 Link keeps ALL query parameters in their order, access_token included', async () => {
+storeTest('§7 Link keeps ALL query parameters in their order, access_token included', async () => {
   const { inject, token } = await shared();
   const p = '/v1/sms/single-schedule-messages';
   const res = await inject({ url: `${p}?page=2&foo=bar&access_token=${token}&per-page=5&_format=json&z=1`, headers: { host: HOST } });
@@ -145,7 +145,7 @@ test('§7 Link keeps ALL query parameters in their order, access_token included'
   assert.equal(xml.headers.link, links(p, [['self', xq(1)], ['next', xq(2)], ['last', xq(3)]]));
 });
 
-test('§7 Link uses the request scheme and host (real socket)', async () => {
+storeTest('§7 Link uses the request scheme and host (real socket)', async () => {
   const { ctx, token } = await shared();
   const res = await rawRequest(ctx, { path: `/v1/numbers/index?access_token=${token}` });
   const { port } = ctx.app.server.address() as { port: number };
@@ -154,7 +154,7 @@ test('§7 Link uses the request scheme and host (real socket)', async () => {
   assert.equal(named.headers.link, `<http://sms.example.com/v1/numbers/index?access_token=${token}&page=1>; rel=self`);
 });
 
-test('§7 an empty collection: total 0, page count 0, current page 1', async () => {
+storeTest('§7 an empty collection: total 0, page count 0, current page 1', async () => {
   const { inject, ctx } = await shared();
   const empty = await emptyAccount(ctx);
   for (const path of ['/v1/numbers/index', '/v1/sms/single-schedule-messages']) {
@@ -168,7 +168,7 @@ test('§7 an empty collection: total 0, page count 0, current page 1', async () 
   }
 });
 
-test('§7 a second page of scheduled messages serves the right rows', async () => {
+storeTest('§7 a second page of scheduled messages serves the right rows', async () => {
   const { inject, ctx, demo } = await shared();
   const account = await emptyAccount(ctx, 'Messages account');
   await inTransaction(ctx.store, async (tx) => {
@@ -184,7 +184,7 @@ test('§7 a second page of scheduled messages serves the right rows', async () =
   assert.equal(own.headers['x-pagination-total-count'], '12');
 });
 
-test('§7 credits/balance: one-item pagination headers and Link rel=self', async () => {
+storeTest('§7 credits/balance: one-item pagination headers and Link rel=self', async () => {
   const { inject, token } = await shared();
   const p = '/v1/credits/balance';
   const res = await inject({ url: `${p}?access_token=${token}`, headers: { host: HOST } });
@@ -198,7 +198,7 @@ test('§7 credits/balance: one-item pagination headers and Link rel=self', async
   expectPage(xml, 1, 1, 1, 100);
 });
 
-test('§7 contacts/find (one record) sends no pagination headers', async () => {
+storeTest('§7 contacts/find (one record) sends no pagination headers', async () => {
   const { inject, token, demo } = await shared();
   const res = await inject({ url: `/v1/contacts/find?access_token=${token}&number=${demo.contacts[0]!.Number}` });
   assert.equal(res.statusCode, 200, res.body);

@@ -2,17 +2,16 @@
  * CONVENTIONS §8: one allowance per account (all tokens, all routes), default 60 per 1 s, headers on
  * every response past auth, 429 with Remaining 0, Reset = window and Retry-After.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { InjectOptions } from 'fastify';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { issueToken } from '../src/domain/accounts.ts';
 import { withToken } from './helpers/app.ts';
-import { MSG, assertError, assertNoRateHeaders, assertRate, ids, setup } from './helpers/conventions.ts';
+import { assertNoRateHeaders, assertRate, ids, JSON_BODY, MSG, setup } from './helpers/conventions.ts';
+import { assertError } from './helpers/operations.ts';
+import { storeTest } from './helpers/stores.ts';
 
-const JSON_CT = { 'content-type': 'application/json' };
-
-test('§8 defaults: Limit 60, Remaining counts down by one, Reset 0 (60 per 1 s)', async (t) => {
+storeTest('§8 defaults: Limit 60, Remaining counts down by one, Reset 0 (60 per 1 s)', async (t) => {
   const { inject, url } = await setup(t, { MSGSVC_RATE_LIMIT: '60' });
   const paths = ['/v1/numbers/index', '/v1/credits/balance', '/v1/sms/single-schedule-messages', '/v1/numbers/index', '/v1/credits/balance'];
   let expected = 59;
@@ -24,7 +23,7 @@ test('§8 defaults: Limit 60, Remaining counts down by one, Reset 0 (60 per 1 s)
   }
 });
 
-test('§8 config default is 60 per 1 second', async (t) => {
+storeTest('§8 config default is 60 per 1 second', async (t) => {
   const { ctx } = await setup(t, { MSGSVC_RATE_LIMIT: undefined, MSGSVC_RATE_WINDOW: undefined });
   assert.equal(ctx.config.rateLimit, 60);
   assert.equal(ctx.config.rateWindowSeconds, 1);
@@ -32,7 +31,7 @@ test('§8 config default is 60 per 1 second', async (t) => {
   assertRate(res, 60, 59, 0);
 });
 
-test('§8 over the limit: 429 "Rate limit exceeded." with Remaining 0, Reset = window, Retry-After', async (t) => {
+storeTest('§8 over the limit: 429 "Rate limit exceeded." with Remaining 0, Reset = window, Retry-After', async (t) => {
   const { inject, url } = await setup(t, { MSGSVC_RATE_LIMIT: '3', MSGSVC_RATE_WINDOW: '10' });
   const r1 = await inject({ url: url('/v1/credits/balance') });
   assertRate(r1, 3, 2, 3); // floor((3 - 2) × 10 / 3)
@@ -53,7 +52,7 @@ test('§8 over the limit: 429 "Rate limit exceeded." with Remaining 0, Reset = w
   assertError(xml, 429, MSG.rateLimited, 'xml');
 });
 
-test('§8 never more than the limit in one window, even in parallel', async (t) => {
+storeTest('§8 never more than the limit in one window, even in parallel', async (t) => {
   const { inject, url } = await setup(t, { MSGSVC_RATE_LIMIT: '5', MSGSVC_RATE_WINDOW: '30' });
   const results = await Promise.all(Array.from({ length: 20 }, () => inject({ url: url('/v1/numbers/index') })));
   const codes = results.map((r) => r.statusCode);
@@ -63,14 +62,14 @@ test('§8 never more than the limit in one window, even in parallel', async (t) 
   assert.deepEqual(remaining, [0, 1, 2, 3, 4]);
 });
 
-test('§8 errors after auth consume units and carry the rate headers', async (t) => {
+storeTest('§8 errors after auth consume units and carry the rate headers', async (t) => {
   const { inject, url, demo } = await setup(t, { MSGSVC_RATE_LIMIT: '6', MSGSVC_RATE_WINDOW: '60' });
   const { group } = ids(demo);
   const steps: [InjectOptions, number][] = [
-    [{ method: 'PUT', url: url('/v1/groups/update'), headers: JSON_CT, payload: '{}' }, 400],
-    [{ method: 'PUT', url: url('/v1/groups/update', 'id=999999'), headers: JSON_CT, payload: '{"fname":"Valid"}' }, 404],
-    [{ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_CT, payload: '{}' }, 422],
-    [{ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_CT, payload: '{' }, 400],
+    [{ method: 'PUT', url: url('/v1/groups/update'), headers: JSON_BODY, payload: '{}' }, 400],
+    [{ method: 'PUT', url: url('/v1/groups/update', 'id=999999'), headers: JSON_BODY, payload: '{"fname":"Valid"}' }, 404],
+    [{ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_BODY, payload: '{}' }, 422],
+    [{ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: JSON_BODY, payload: '{' }, 400],
     [{ method: 'PUT', url: url('/v1/groups/update', `id=${group}`), headers: { 'content-type': 'text/plain' }, payload: 'x' }, 415],
     [{ url: url('/v1/contacts/find') }, 400],
   ];
@@ -84,7 +83,7 @@ test('§8 errors after auth consume units and carry the rate headers', async (t)
   assertError(await inject({ url: url('/v1/credits/balance') }), 429, MSG.rateLimited);
 });
 
-test('§8 requests stopped before auth (404 route, 406, 405, 401) carry no rate headers and consume nothing', async (t) => {
+storeTest('§8 requests stopped before auth (404 route, 406, 405, 401) carry no rate headers and consume nothing', async (t) => {
   const { inject, url } = await setup(t, { MSGSVC_RATE_LIMIT: '2', MSGSVC_RATE_WINDOW: '60' });
   const early = [
     await inject({ url: url('/v1/nope') }),
@@ -93,7 +92,7 @@ test('§8 requests stopped before auth (404 route, 406, 405, 401) carry no rate 
     await inject({ method: 'DELETE', url: url('/v1/numbers/index') }),
     await inject({ url: '/v1/numbers/index?access_token=wrong' }),
     await inject({ url: '/v1/numbers/index' }),
-    await inject({ method: 'PUT', url: '/v1/groups/update?id=1&access_token=', headers: JSON_CT, payload: '{' }),
+    await inject({ method: 'PUT', url: '/v1/groups/update?id=1&access_token=', headers: JSON_BODY, payload: '{' }),
   ];
   for (const res of early) {
     assert.ok(res.statusCode >= 400);
@@ -107,20 +106,20 @@ test('§8 requests stopped before auth (404 route, 406, 405, 401) carry no rate 
   assertNoRateHeaders(unauthorized);
 });
 
-test('§8 one allowance per account, shared by its tokens and across routes', async (t) => {
+storeTest('§8 one allowance per account, shared by its tokens and across routes', async (t) => {
   const { inject, ctx, demo, token } = await setup(t, { MSGSVC_RATE_LIMIT: '4', MSGSVC_RATE_WINDOW: '60' });
   const second = (await issueToken(ctx.store, demo.account.id, 'second')).token;
   assertRate(await inject({ url: withToken('/v1/numbers/index', token) }), 4, 3);
   assertRate(await inject({ url: withToken('/v1/credits/balance', second) }), 4, 2);
   assertRate(await inject({ url: withToken('/v1/sms/single-schedule-messages', token) }), 4, 1);
-  assertRate(await inject({ method: 'POST', url: withToken('/v1/keyword/reserve', second), headers: JSON_CT, payload: '{}' }), 4, 0);
+  assertRate(await inject({ method: 'POST', url: withToken('/v1/keyword/reserve', second), headers: JSON_BODY, payload: '{}' }), 4, 0);
   assertError(await inject({ url: withToken('/v1/numbers/index', token) }), 429, MSG.rateLimited);
   assertError(await inject({ url: withToken('/v1/credits/balance', second) }), 429, MSG.rateLimited);
   const third = (await issueToken(ctx.store, demo.account.id, 'third')).token;
   assertError(await inject({ url: withToken('/v1/contacts/find', third) }), 429, MSG.rateLimited);
 });
 
-test('§8 two accounts are independent', async (t) => {
+storeTest('§8 two accounts are independent', async (t) => {
   const { inject, ctx, token } = await setup(t, { MSGSVC_RATE_LIMIT: '2', MSGSVC_RATE_WINDOW: '60' });
   const other = await ctx.seed('Other account');
   await inject({ url: withToken('/v1/credits/balance', token) });
@@ -131,7 +130,7 @@ test('§8 two accounts are independent', async (t) => {
   assertRate(res, 2, 1);
 });
 
-test('§8 the allowance is full again after the window', async (t) => {
+storeTest('§8 the allowance is full again after the window', async (t) => {
   const { inject, url } = await setup(t, { MSGSVC_RATE_LIMIT: '2', MSGSVC_RATE_WINDOW: '1' });
   assertRate(await inject({ url: url('/v1/credits/balance') }), 2, 1);
   assertRate(await inject({ url: url('/v1/credits/balance') }), 2, 0);

@@ -8,15 +8,15 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import { buildTestApp } from './helpers/app.ts';
+import { storeTest } from './helpers/stores.ts';
 
 const CHROMIUM = process.env.MSGSVC_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const RESULTS = new URL('../test-results/', import.meta.url);
 
-test('docs: /docs renders every tag, and Try it out on credits/balance answers 200', { timeout: 60_000 }, async (t) => {
+storeTest('docs: /docs renders every tag, and Try it out on credits/balance answers 200', { timeout: 60_000 }, async (t) => {
   if (!existsSync(CHROMIUM)) {
     if (process.env.CI === 'true') assert.fail(`CI: ${CHROMIUM} is missing (apt-get install chromium)`);
     t.skip(`chromium not found at ${CHROMIUM}: apt-get install chromium to run the /docs browser test`);
@@ -48,7 +48,8 @@ test('docs: /docs renders every tag, and Try it out on credits/balance answers 2
   await modal.locator('.auth-btn-wrapper .btn.modal-btn.authorize').click();
   await modal.locator('.auth-btn-wrapper .btn-done').click();
 
-  const operation = page.locator('.opblock').filter({ has: page.locator('.opblock-summary-path', { hasText: /^\/v1\/credits\/balance$/ }) });
+  // The GET block (each GET path also has its HEAD block).
+  const operation = page.locator('.opblock.opblock-get').filter({ has: page.locator('.opblock-summary-path', { hasText: /^\/v1\/credits\/balance$/ }) });
   await operation.locator('.opblock-summary').first().click();
   await operation.locator('.try-out__btn').click();
   await operation.locator('.execute').click();

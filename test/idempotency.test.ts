@@ -7,13 +7,12 @@
  * (contacts/create), a streamed body (contacts/import), and POST only. Runs on SQLite and
  * PostgreSQL. Across two instances: test/scale-idempotency.test.ts.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { sql } from 'kysely';
 import fastify, { type LightMyRequestResponse } from 'fastify';
-import type { DemoAccount } from '../src/cli/demo.ts';
+import type { DemoAccount } from '../src/domain/demo.ts';
 import { issueToken } from '../src/domain/accounts.ts';
 import { createTimeFormat } from '../src/lib/time.ts';
 import { defineOperation, registerOperations } from '../src/http/operation.ts';
@@ -21,8 +20,8 @@ import { collectRawBodies } from '../src/http/plugins/body.ts';
 import { createIdempotency, queryWithoutToken, requestFingerprint } from '../src/http/plugins/idempotency.ts';
 import { parseParams } from '../src/http/query.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { assertBody, keywordsFromDb, XML_CT } from './helpers/operations.ts';
-import { testStoreKind } from './helpers/stores.ts';
+import { assertBody, keywordsFromDb, XML_TYPE } from './helpers/operations.ts';
+import { storeTest } from './helpers/stores.ts';
 
 const PATH = '/v1/keyword/reserve';
 const BODY = { Keyword: 'JOINx', Number: '55155' };
@@ -70,7 +69,7 @@ async function keyRows(ctx: TestApp) {
   return ctx.store.db.selectFrom('idempotency_keys').selectAll().orderBy('account_id').orderBy('key').execute();
 }
 
-test('bad Idempotency-Key values get 400; a good one of 1 or 255 characters is accepted', async (t) => {
+storeTest('bad Idempotency-Key values get 400; a good one of 1 or 255 characters is accepted', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const message = 'Invalid Idempotency-Key header: use 1 to 255 visible ASCII characters.';
@@ -90,7 +89,7 @@ test('bad Idempotency-Key values get 400; a good one of 1 or 255 characters is a
   assert.equal((await keyRows(ctx)).length, 2);
 });
 
-test('the same key and request replays the first response with Idempotent-Replayed: true; nothing is done twice', async (t) => {
+storeTest('the same key and request replays the first response with Idempotent-Replayed: true; nothing is done twice', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const first = await reserve(ctx, demo.token, { key: 'order-1' });
@@ -109,7 +108,7 @@ test('the same key and request replays the first response with Idempotent-Replay
   assert.equal(row!.response_body, first.body, 'the JSON form is kept');
 });
 
-test('a replay is rendered in the format THIS request negotiated (JSON first, XML replay, and back)', async (t) => {
+storeTest('a replay is rendered in the format THIS request negotiated (JSON first, XML replay, and back)', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const first = await reserve(ctx, demo.token, { key: 'fmt-1' });
@@ -125,7 +124,7 @@ test('a replay is rendered in the format THIS request negotiated (JSON first, XM
   // XML first: the JSON replay has the JSON names.
   const second = await reserve(ctx, demo.token, { key: 'fmt-2', xml: true, body: { Keyword: 'JOINz', Number: '55155', AutoreplyMessage: 'a & b' } });
   assert.equal(second.statusCode, 201, second.body);
-  assert.equal(second.headers['content-type'], XML_CT);
+  assert.equal(second.headers['content-type'], XML_TYPE);
   const asJson = await reserve(ctx, demo.token, { key: 'fmt-2', body: { Keyword: 'JOINz', Number: '55155', AutoreplyMessage: 'a & b' } });
   const id = (await keywordsFromDb(ctx, demo.account.id)).find((r) => r.keyword === 'JOINz')!.id;
   assertBody(asJson, 'json', 201, [{ Id: id, Keyword: 'JOINz', Number: 55155, AutoreplyMessage: 'a & b' }]);
@@ -134,7 +133,7 @@ test('a replay is rendered in the format THIS request negotiated (JSON first, XM
   assert.equal(await reservations(ctx, demo), 2);
 });
 
-test('the same key with another body or another query: 409 "used with a different request"', async (t) => {
+storeTest('the same key with another body or another query: 409 "used with a different request"', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   assert.equal((await reserve(ctx, demo.token, { key: 'k1' })).statusCode, 201);
@@ -155,7 +154,7 @@ test('the same key with another body or another query: 409 "used with a differen
   assert.equal(replay.headers['idempotent-replayed'], 'true');
 });
 
-test('access_token is not part of the request: another token of the account replays; order of the other parameters kept', async (t) => {
+storeTest('access_token is not part of the request: another token of the account replays; order of the other parameters kept', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const other = await issueToken(ctx.store, demo.account.id, 'second');
@@ -179,7 +178,7 @@ test('access_token is not part of the request: another token of the account repl
   assert.equal(requestFingerprint('POST', PATH, 'access_token=1&a=b', '{}'), requestFingerprint('POST', PATH, 'a=b&access_token=2', '{}'));
 });
 
-test('keys are scoped to the account: another account with the same key is independent', async (t) => {
+storeTest('keys are scoped to the account: another account with the same key is independent', async (t) => {
   const ctx = await buildTestApp(t);
   const a = await ctx.seed('Account A');
   const b = await ctx.seed('Account B');
@@ -194,7 +193,7 @@ test('keys are scoped to the account: another account with the same key is indep
   assert.equal((await keyRows(ctx)).length, 2);
 });
 
-test('a 422 is kept and replayed (the error handler payload goes through preSerialization)', async (t) => {
+storeTest('a 422 is kept and replayed (the error handler payload goes through preSerialization)', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const bad = { Keyword: 'STOP', Number: '55155' };
@@ -212,7 +211,7 @@ test('a 422 is kept and replayed (the error handler payload goes through preSeri
 
 /** Makes every insert into keyword_reservations fail with an unexpected database error; returns the undo. */
 async function breakReservations(ctx: TestApp): Promise<() => Promise<void>> {
-  if (testStoreKind() === 'postgres') {
+  if (ctx.config.database.kind === 'postgres') {
     await sql`create function msgsvc_test_boom() returns trigger language plpgsql as $$ begin raise exception 'boom'; end $$`.execute(ctx.store.db);
     await sql`create trigger msgsvc_test_boom before insert on keyword_reservations for each row execute function msgsvc_test_boom()`.execute(ctx.store.db);
     return async () => {
@@ -226,7 +225,7 @@ async function breakReservations(ctx: TestApp): Promise<() => Promise<void>> {
   };
 }
 
-test('a 500 is not kept: the key is free again and a retry with it runs', async (t) => {
+storeTest('a 500 is not kept: the key is free again and a retry with it runs', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const undo = await breakReservations(ctx);
@@ -241,7 +240,7 @@ test('a 500 is not kept: the key is free again and a retry with it runs', async 
   assert.equal(await reservations(ctx, demo), 1);
 });
 
-test('a row left in progress (a request still running, or a process that died) answers 409 "still in progress"', async (t) => {
+storeTest('a row left in progress (a request still running, or a process that died) answers 409 "still in progress"', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const now = Math.floor(Date.now() / 1000);
@@ -261,7 +260,7 @@ test('a row left in progress (a request still running, or a process that died) a
  * by a table lock from another connection.
  */
 async function holdReservations(ctx: TestApp): Promise<() => Promise<void>> {
-  if (testStoreKind() === 'postgres') {
+  if (ctx.config.database.kind === 'postgres') {
     const client = new pg.Client({ connectionString: ctx.config.database.kind === 'postgres' ? ctx.config.database.url : '' });
     await client.connect();
     await client.query('begin');
@@ -289,7 +288,7 @@ async function holdReservations(ctx: TestApp): Promise<() => Promise<void>> {
 /** Waits until the account's row for `key` exists (read beside the app's own connection). */
 async function waitForRow(ctx: TestApp, accountId: number, key: string): Promise<void> {
   const deadline = Date.now() + 5000;
-  const reader = testStoreKind() === 'sqlite' ? new SQLite(ctx.dbPath, { readonly: true }) : undefined;
+  const reader = ctx.config.database.kind === 'sqlite' ? new SQLite(ctx.dbPath, { readonly: true }) : undefined;
   try {
     for (;;) {
       const found = reader
@@ -304,7 +303,7 @@ async function waitForRow(ctx: TestApp, accountId: number, key: string): Promise
   }
 }
 
-test('concurrent duplicates: while the first runs the second gets 409 in progress; afterwards a replay', async (t) => {
+storeTest('concurrent duplicates: while the first runs the second gets 409 in progress; afterwards a replay', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const release = await holdReservations(ctx);
@@ -322,7 +321,7 @@ test('concurrent duplicates: while the first runs the second gets 409 in progres
   assert.equal(await reservations(ctx, demo), 1);
 });
 
-test('concurrent duplicates fired at once: one 201 that ran, the others a 409 in progress or a replay, one row', async (t) => {
+storeTest('concurrent duplicates fired at once: one 201 that ran, the others a 409 in progress or a replay, one row', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const all = await Promise.all(Array.from({ length: 6 }, () => reserve(ctx, demo.token, { key: 'burst' })));
@@ -340,7 +339,7 @@ test('concurrent duplicates fired at once: one 201 that ran, the others a 409 in
   assert.equal(await reservations(ctx, demo), 1);
 });
 
-test('keys are kept 24 hours: an expired row is ignored and overwritten; expired rows are purged', async (t) => {
+storeTest('keys are kept 24 hours: an expired row is ignored and overwritten; expired rows are purged', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const first = await reserve(ctx, demo.token, { key: 'old' });
@@ -363,7 +362,7 @@ test('keys are kept 24 hours: an expired row is ignored and overwritten; expired
   assert.equal(replay.headers['idempotent-replayed'], 'true');
 });
 
-test('a replay still counts against the rate limit', async (t) => {
+storeTest('a replay still counts against the rate limit', async (t) => {
   const ctx = await buildTestApp(t, { MSGSVC_RATE_LIMIT: '3', MSGSVC_RATE_WINDOW: '60' });
   const demo = await ctx.seed();
   const first = await reserve(ctx, demo.token, { key: 'rl' });
@@ -378,7 +377,7 @@ test('a replay still counts against the rate limit', async (t) => {
   assert.equal(limited.headers['idempotent-replayed'], undefined);
 });
 
-test('fields= with a cross-format replay: the kept result is the one before fields= picked from it', async (t) => {
+storeTest('fields= with a cross-format replay: the kept result is the one before fields= picked from it', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   // In JSON `Number` is the short code; in the XML form of a reservation it holds the keyword.
@@ -392,7 +391,7 @@ test('fields= with a cross-format replay: the kept result is the one before fiel
   assert.equal(await reservations(ctx, demo), 1);
 });
 
-test('contacts/create: the replay carries the first Location (exactly cased) and creates nothing', async (t) => {
+storeTest('contacts/create: the replay carries the first Location (exactly cased) and creates nothing', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const create = (host: string) =>
@@ -415,7 +414,7 @@ test('contacts/create: the replay carries the first Location (exactly cased) and
   assert.equal(count.length, 1);
 });
 
-test('contacts/import (a streamed CSV body): replay, another file gets 409, nothing imported twice', async (t) => {
+storeTest('contacts/import (a streamed CSV body): replay, another file gets 409, nothing imported twice', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const csv = 'Number,FirstName\n+14155550100,Ann\n+14155550101,Bob\n';
@@ -442,7 +441,7 @@ test('contacts/import (a streamed CSV body): replay, another file gets 409, noth
   assert.equal(JSON.parse(other.body).Created, 1);
 });
 
-test('only a POST honours the header: the PUT of custom-contact-fields-entry/update ignores it', async (t) => {
+storeTest('only a POST honours the header: the PUT of custom-contact-fields-entry/update ignores it', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const entry = demo.customFieldEntries[0]!;
@@ -468,7 +467,7 @@ test('only a POST honours the header: the PUT of custom-contact-fields-entry/upd
   assert.equal(replay.body, post.body);
 });
 
-test('24 hours by the injected clock: a replay until the last second, then the key runs anew; expired rows purged', async (t) => {
+storeTest('24 hours by the injected clock: a replay until the last second, then the key runs anew; expired rows purged', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   let clock = 1_000_000_000;

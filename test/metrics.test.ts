@@ -4,10 +4,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import { buildApp, type AppDeps } from '../src/app.ts';
 import { loadConfig, ConfigError, type ConfigSource } from '../src/config.ts';
-import { createDemoAccount } from '../src/cli/demo.ts';
+import { createDemoAccount } from '../src/domain/demo.ts';
 import { Dispatcher } from '../src/dispatch/dispatcher.ts';
 import { createSandboxCarrier } from '../src/dispatch/sandbox.ts';
 import type { Carrier } from '../src/dispatch/carrier.ts';
@@ -16,6 +15,7 @@ import { recordMappers } from '../src/records/index.ts';
 import type { WebhookDeliveryStats } from '../src/http/metrics.ts';
 import { migrateToLatest, openStore } from '../src/store/db.ts';
 import { testConfig, testDatabaseUrl, withToken } from './helpers/app.ts';
+import { storeTest } from './helpers/stores.ts';
 
 const TOKEN = 'metrics-token-0123456789';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
@@ -43,7 +43,7 @@ function sample(text: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
-test('GET /metrics shows the listed series after traffic, labelled by route template', async (t) => {
+storeTest('GET /metrics shows the listed series after traffic, labelled by route template', async (t) => {
   const webhooks: WebhookDeliveryStats = { delivered: 3, retried: 2, failed: 1, pending: 4 };
   let dispatcher: Dispatcher | undefined;
   const { app, store, demo } = await metricsApp(t, { MSGSVC_METRICS_TOKEN: TOKEN }, () => ({
@@ -118,7 +118,7 @@ test('GET /metrics shows the listed series after traffic, labelled by route temp
   assert.ok(!after.includes('msgsvc_smpp_bound{'));
 });
 
-test('rate-limit rejections are counted', async (t) => {
+storeTest('rate-limit rejections are counted', async (t) => {
   const { app, demo } = await metricsApp(t, { MSGSVC_METRICS_TOKEN: TOKEN, MSGSVC_RATE_LIMIT: '2', MSGSVC_RATE_WINDOW: '60' });
   const statuses: number[] = [];
   for (let i = 0; i < 5; i++) statuses.push((await app.inject({ url: withToken('/v1/credits/balance', demo.token) })).statusCode);
@@ -128,7 +128,7 @@ test('rate-limit rejections are counted', async (t) => {
   assert.equal(sample(text, 'msgsvc_http_requests_total{method="GET",route="/v1/credits/balance",status="429"}'), 3);
 });
 
-test('the SMPP carrier\'s bind state and counters come through Dispatcher.stats()', async (t) => {
+storeTest('the SMPP carrier\'s bind state and counters come through Dispatcher.stats()', async (t) => {
   const status = {
     state: 'bound', bound: true, url: 'smpp://smsc.example:2775', since: 0, lastError: undefined, inFlight: 2, heldReceipts: 0,
     counters: { submits: 7, messages: 5, responses: { ESME_ROK: 6, ESME_RTHROTTLED: 1 }, timeouts: 1, receipts: 4, receiptsHeld: 0, receiptsUnmatched: 0, inbound: 0, inboundIncomplete: 0, binds: 1, reconnects: 2 },
@@ -166,7 +166,7 @@ test('the SMPP carrier\'s bind state and counters come through Dispatcher.stats(
   assert.ok(!text.includes('password'));
 });
 
-test('/metrics needs the bearer token; without MSGSVC_METRICS_TOKEN it does not exist', async (t) => {
+storeTest('/metrics needs the bearer token; without MSGSVC_METRICS_TOKEN it does not exist', async (t) => {
   const { app, demo } = await metricsApp(t, { MSGSVC_METRICS_TOKEN: TOKEN });
   for (const headers of [{}, { authorization: 'Bearer wrong-token-0123456789' }, { authorization: TOKEN }, { authorization: `Basic ${TOKEN}` }, { authorization: `Bearer ${TOKEN}x` }]) {
     const res = await app.inject({ url: '/metrics', headers });

@@ -3,7 +3,6 @@
  * the database, filters and pagination, every write rule with its exact message and order,
  * Location, 204, 404 for another account's id, 404 before 422, and "a failed write changes nothing".
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import {
@@ -14,11 +13,14 @@ import {
   contactFromDb,
   expectRejected,
   fieldError,
+  fmtTime,
+  nowSeconds,
   snapshotAccount,
   UNUSED_ID,
   WIRES,
   XML_DECL,
 } from './helpers/operations.ts';
+import { storeTest } from './helpers/stores.ts';
 
 const INDEX = '/v1/contacts/index';
 const VIEW = '/v1/contacts/view';
@@ -36,7 +38,7 @@ async function allContactsFromDb(ctx: TestApp, accountId: number) {
 
 // ------------------------------------------------------------------ index
 
-test('contacts/index lists the account\'s contacts by Id with GroupIds and CustomFieldIds (JSON, XML, HEAD)', async (t) => {
+storeTest('contacts/index lists the account\'s contacts by Id with GroupIds and CustomFieldIds (JSON, XML, HEAD)', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   await ctx.seed('Other account'); // its contacts never show
@@ -60,7 +62,7 @@ test('contacts/index lists the account\'s contacts by Id with GroupIds and Custo
   assert.ok(all.some((c) => c.CustomFieldIds.length === 2));
 });
 
-test('contacts/index paginates (CONVENTIONS §7): page, per-page, Link, last page when past the end', async (t) => {
+storeTest('contacts/index paginates (CONVENTIONS §7): page, per-page, Link, last page when past the end', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const all = await allContactsFromDb(ctx, demo.account.id);
@@ -81,7 +83,7 @@ test('contacts/index paginates (CONVENTIONS §7): page, per-page, Link, last pag
   assert.equal(past.headers['x-pagination-current-page'], '3');
 });
 
-test('contacts/index filters: GroupId (members; another account\'s or unknown group: empty), OptedOut, both', async (t) => {
+storeTest('contacts/index filters: GroupId (members; another account\'s or unknown group: empty), OptedOut, both', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const other = await ctx.seed('Other account');
@@ -121,7 +123,7 @@ test('contacts/index filters: GroupId (members; another account\'s or unknown gr
   assertBody(await call(ctx.app, { path: INDEX, token: demo.token, query: 'GroupId=&OptedOut=' }), 'json', 200, all);
 });
 
-test('contacts/index: a bad filter value is a 422 on that field, no pagination headers', async (t) => {
+storeTest('contacts/index: a bad filter value is a 422 on that field, no pagination headers', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const cases: [string, { field: string; message: string }[]][] = [
@@ -147,7 +149,7 @@ test('contacts/index: a bad filter value is a 422 on that field, no pagination h
 
 // ------------------------------------------------------------------ view
 
-test('contacts/view: one record (JSON, XML); 404 for an unknown id and for another account\'s; 400 without id', async (t) => {
+storeTest('contacts/view: one record (JSON, XML); 404 for an unknown id and for another account\'s; 400 without id', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const other = await ctx.seed('Other account');
@@ -164,16 +166,16 @@ test('contacts/view: one record (JSON, XML); 404 for an unknown id and for anoth
       `<GroupIds>${c.GroupIds.map((g) => `<item>${g}</item>`).join('')}</GroupIds><CustomFieldIds>${c.CustomFieldIds.map((g) => `<item>${g}</item>`).join('')}</CustomFieldIds></response>\n`,
   );
   for (const wire of WIRES) {
-    assertError(await call(ctx.app, { path: VIEW, token: demo.token, query: `id=${other.contacts[0]!.Id}`, wire }), 404, 'Not Found', `Object not found: ${other.contacts[0]!.Id}`, wire);
-    assertError(await call(ctx.app, { path: VIEW, token: demo.token, query: `id=${UNUSED_ID}`, wire }), 404, 'Not Found', `Object not found: ${UNUSED_ID}`, wire);
+    assertError(await call(ctx.app, { path: VIEW, token: demo.token, query: `id=${other.contacts[0]!.Id}`, wire }), 404, `Object not found: ${other.contacts[0]!.Id}`, wire);
+    assertError(await call(ctx.app, { path: VIEW, token: demo.token, query: `id=${UNUSED_ID}`, wire }), 404, `Object not found: ${UNUSED_ID}`, wire);
   }
-  assertError(await call(ctx.app, { path: VIEW, token: demo.token }), 400, 'Bad Request', 'Missing required parameters: id');
-  assertError(await call(ctx.app, { path: VIEW, token: demo.token, query: 'id=abc' }), 400, 'Bad Request', 'Invalid data received for parameter "id".');
+  assertError(await call(ctx.app, { path: VIEW, token: demo.token }), 400, 'Missing required parameters: id');
+  assertError(await call(ctx.app, { path: VIEW, token: demo.token, query: 'id=abc' }), 400, 'Invalid data received for parameter "id".');
 });
 
 // ------------------------------------------------------------------ create
 
-test('contacts/create: 201, the record, Location to contacts/view (JSON, XML, form)', async (t) => {
+storeTest('contacts/create: 201, the record, Location to contacts/view (JSON, XML, form)', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const groups = [demo.groups[2]!.Id, demo.groups[0]!.Id];
@@ -221,7 +223,7 @@ test('contacts/create: 201, the record, Location to contacts/view (JSON, XML, fo
   assert.equal(b.OptedOut, 0);
 });
 
-test('contacts/create: every rule with its exact message, in rule order; nothing written', async (t) => {
+storeTest('contacts/create: every rule with its exact message, in rule order; nothing written', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const other = await ctx.seed('Other account');
@@ -281,7 +283,7 @@ test('contacts/create: every rule with its exact message, in rule order; nothing
   assert.equal((await call(ctx.app, { method: 'POST', path: CREATE, token: demo.token, body: { Number: '+15553019999' } })).statusCode, 201, 'unique per account only');
 });
 
-test('contacts/create: concurrent creates of one number, exactly one wins (unique index)', async (t) => {
+storeTest('contacts/create: concurrent creates of one number, exactly one wins (unique index)', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const forms = ['+15553040001', '15553040001', '5553040001', '(555) 304-0001', '555-304-0001', '+1 555 304 0001'];
@@ -296,7 +298,7 @@ test('contacts/create: concurrent creates of one number, exactly one wins (uniqu
 
 // ------------------------------------------------------------------ update
 
-test('contacts/update: only the fields sent change (PUT and PATCH, JSON and XML)', async (t) => {
+storeTest('contacts/update: only the fields sent change (PUT and PATCH, JSON and XML)', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const c = demo.contacts.find((x) => x.OptedOut === 0 && x.GroupIds.length > 0 && x.CustomFieldIds.length > 0 && x.Email !== '' && x.BirthDay !== '0000-00-00')!;
@@ -347,7 +349,44 @@ test('contacts/update: only the fields sent change (PUT and PATCH, JSON and XML)
   assert.equal((JSON.parse(empty.body) as { Number: string }).Number, '15553090001');
 });
 
-test('contacts/update: OptedOut 0 → 1 allowed, 1 → 1 fine, 1 → 0 refused', async (t) => {
+storeTest('contacts/update: an update that changes nothing leaves DateUpdated; a field or a GroupIds change moves it', async (t) => {
+  const ctx = await buildTestApp(t);
+  const demo = await ctx.seed();
+  const PAST = 1_000_000_000;
+  const c = demo.contacts.find((x) => x.GroupIds.length >= 2 && x.Email !== '' && x.BirthDay !== '0000-00-00')!;
+  const id = c.Id;
+  const past = () => ctx.store.db.updateTable('contacts').set({ updated_at: PAST }).where('id', '=', id).execute();
+  const every = { Number: c.Number, FirstName: c.FirstName, LastName: c.LastName, City: c.City, Email: c.Email, Zip: c.Zip, BirthDay: c.BirthDay, OptedOut: c.OptedOut, GroupIds: c.GroupIds };
+  // The stored values again: every field, the number in other writings, the groups in another
+  // order or repeated, OptedOut quoted, or no field at all.
+  const sames: Record<string, unknown>[] = [
+    every,
+    { Number: `+${c.Number}`, GroupIds: [...c.GroupIds].reverse() },
+    { Number: `+1 (${c.Number.slice(1, 4)}) ${c.Number.slice(4, 7)}-${c.Number.slice(7)}`, GroupIds: [...c.GroupIds, c.GroupIds[0]!], OptedOut: String(c.OptedOut) },
+    {},
+  ];
+  for (const [i, body] of sames.entries()) {
+    await past();
+    const wire = WIRES[i % WIRES.length]!;
+    const res = await call(ctx.app, { method: 'PUT', path: UPDATE, token: demo.token, query: `id=${id}`, wire, body });
+    const after = await contactFromDb(ctx, id);
+    assert.equal(after.DateUpdated, fmtTime(PAST), `${JSON.stringify(body)}: nothing saved`);
+    assert.deepEqual({ ...after, DateUpdated: '' }, { ...c, DateUpdated: '' }, 'nothing changed');
+    assertBody(res, wire, 200, after);
+  }
+  // One value that differs is a change, a membership as much as a field.
+  for (const body of [{ FirstName: `${c.FirstName}x` }, { BirthDay: '' }, { GroupIds: c.GroupIds.slice(1) }, { GroupIds: [...c.GroupIds, demo.groups.find((g) => !c.GroupIds.includes(g.Id))!.Id] }]) {
+    await call(ctx.app, { method: 'PUT', path: UPDATE, token: demo.token, query: `id=${id}`, body: every });
+    await past();
+    const before = nowSeconds();
+    const res = await call(ctx.app, { method: 'PATCH', path: UPDATE, token: demo.token, query: `id=${id}`, body });
+    const after = await contactFromDb(ctx, id);
+    assert.ok(after.DateUpdated >= fmtTime(before), `${JSON.stringify(body)}: DateUpdated moves`);
+    assertBody(res, 'json', 200, after);
+  }
+});
+
+storeTest('contacts/update: OptedOut 0 → 1 allowed, 1 → 1 fine, 1 → 0 refused', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const out = demo.contacts.find((x) => x.OptedOut === 1)!;
@@ -370,7 +409,7 @@ test('contacts/update: OptedOut 0 → 1 allowed, 1 → 1 fine, 1 → 0 refused',
   assert422(back, [fieldError('OptedOut', 'Opted Out can only be cleared by the contact texting START.')]);
 });
 
-test('contacts/update: rules and messages; Number may be left out but not sent blank; taken by another contact', async (t) => {
+storeTest('contacts/update: rules and messages; Number may be left out but not sent blank; taken by another contact', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const other = await ctx.seed('Other account');
@@ -388,7 +427,7 @@ test('contacts/update: rules and messages; Number may be left out but not sent b
   ]);
 });
 
-test('contacts/update: 400 for the id, 404 before 422, another account\'s id is 404', async (t) => {
+storeTest('contacts/update: 400 for the id, 404 before 422, another account\'s id is 404', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const other = await ctx.seed('Other account');
@@ -397,20 +436,20 @@ test('contacts/update: 400 for the id, 404 before 422, another account\'s id is 
     for (const id of [UNUSED_ID, other.contacts[0]!.Id]) {
       // A body that would fail validation: the missing record wins (CONVENTIONS §1).
       const res = await call(ctx.app, { method: 'PUT', path: UPDATE, token: demo.token, query: `id=${id}`, wire, body: { Number: '', OptedOut: 7 } });
-      assertError(res, 404, 'Not Found', `Object not found: ${id}`, wire);
+      assertError(res, 404, `Object not found: ${id}`, wire);
       const ok = await call(ctx.app, { method: 'PUT', path: UPDATE, token: demo.token, query: `id=${id}`, wire, body: { FirstName: 'Mine now' } });
-      assertError(ok, 404, 'Not Found', `Object not found: ${id}`, wire);
+      assertError(ok, 404, `Object not found: ${id}`, wire);
     }
   }
   assert.deepEqual(await snapshotAccount(ctx, other.account.id), before);
-  assertError(await call(ctx.app, { method: 'PUT', path: UPDATE, token: demo.token, body: {} }), 400, 'Bad Request', 'Missing required parameters: id');
+  assertError(await call(ctx.app, { method: 'PUT', path: UPDATE, token: demo.token, body: {} }), 400, 'Missing required parameters: id');
   const badJson = await call(ctx.app, { method: 'PUT', path: UPDATE, token: demo.token, query: `id=${UNUSED_ID}`, rawBody: '{bad' });
-  assertError(badJson, 400, 'Bad Request', 'Invalid JSON data in request body: Syntax error');
+  assertError(badJson, 400, 'Invalid JSON data in request body: Syntax error');
 });
 
 // ------------------------------------------------------------------ delete
 
-test('contacts/delete: 204 with an empty body; memberships and entries go; 404 afterwards and for another account', async (t) => {
+storeTest('contacts/delete: 204 with an empty body; memberships and entries go; 404 afterwards and for another account', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const other = await ctx.seed('Other account');
@@ -428,20 +467,20 @@ test('contacts/delete: 204 with an empty body; memberships and entries go; 404 a
   assert.deepEqual(messagesAfter, messagesBefore, 'messages stay');
   for (const g of demo.groups) assert.equal((await db.selectFrom('groups').select('id').where('id', '=', g.Id).execute()).length, 1, 'groups stay');
   for (const wire of WIRES) {
-    assertError(await call(ctx.app, { method: 'DELETE', path: DELETE, token: demo.token, query: `id=${c.Id}`, wire }), 404, 'Not Found', `Object not found: ${c.Id}`, wire);
-    assertError(await call(ctx.app, { path: VIEW, token: demo.token, query: `id=${c.Id}`, wire }), 404, 'Not Found', `Object not found: ${c.Id}`, wire);
+    assertError(await call(ctx.app, { method: 'DELETE', path: DELETE, token: demo.token, query: `id=${c.Id}`, wire }), 404, `Object not found: ${c.Id}`, wire);
+    assertError(await call(ctx.app, { path: VIEW, token: demo.token, query: `id=${c.Id}`, wire }), 404, `Object not found: ${c.Id}`, wire);
   }
   const before = await snapshotAccount(ctx, other.account.id);
-  assertError(await call(ctx.app, { method: 'DELETE', path: DELETE, token: demo.token, query: `id=${other.contacts[0]!.Id}` }), 404, 'Not Found', `Object not found: ${other.contacts[0]!.Id}`);
+  assertError(await call(ctx.app, { method: 'DELETE', path: DELETE, token: demo.token, query: `id=${other.contacts[0]!.Id}` }), 404, `Object not found: ${other.contacts[0]!.Id}`);
   assert.deepEqual(await snapshotAccount(ctx, other.account.id), before, "another account's contact stays");
-  assertError(await call(ctx.app, { method: 'DELETE', path: DELETE, token: demo.token }), 400, 'Bad Request', 'Missing required parameters: id');
+  assertError(await call(ctx.app, { method: 'DELETE', path: DELETE, token: demo.token }), 400, 'Missing required parameters: id');
   // The list no longer shows it.
   const list = JSON.parse((await call(ctx.app, { path: INDEX, token: demo.token })).body) as { Id: number }[];
   assert.equal(list.length, 49);
   assert.ok(!list.some((x) => x.Id === c.Id));
 });
 
-test('contacts/index: X-Pagination-Total-Count is the kept total, exact after creates, deletes, an import, plain SQL and for a new account', async (t) => {
+storeTest('contacts/index: X-Pagination-Total-Count is the kept total, exact after creates, deletes, an import, plain SQL and for a new account', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const other = await ctx.seed('Other account');

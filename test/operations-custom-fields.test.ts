@@ -6,10 +6,9 @@
  * case-insensitive name rule, one entry per field × contact with the combination message quoting
  * the values as sent (CONVENTIONS §11), and the cascade of a field's entries on delete.
  */
-import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import type { DemoAccount } from '../src/cli/demo.ts';
+import type { DemoAccount } from '../src/domain/demo.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import {
   assert422,
@@ -29,6 +28,7 @@ import {
   UNUSED_ID,
   WIRES,
 } from './helpers/operations.ts';
+import { onePerStore, storeTest } from './helpers/stores.ts';
 
 const FIELDS = '/v1/custom-contact-fields';
 const ENTRIES = '/v1/custom-contact-fields-entry';
@@ -37,13 +37,12 @@ const INJECT_ORIGIN = 'http://localhost:80';
 
 const long = (n: number, ch = 'a') => ch.repeat(n);
 
-// One app (and database) for the whole file: building one costs about half a second on
+// One app (and database) per store for the whole file: building one costs about half a second on
 // PostgreSQL. Every test seeds accounts of its own, and every assertion is scoped to them.
-let shared: Promise<TestApp> | undefined;
-const sharedApp = (): Promise<TestApp> => (shared ??= buildTestApp());
-after(async () => {
-  if (shared) await (await shared).close();
-});
+const sharedApp = onePerStore(
+  () => buildTestApp(),
+  (ctx) => ctx.close(),
+);
 
 async function fieldIdsOf(ctx: TestApp, accountId: number): Promise<number[]> {
   const rows = await ctx.store.db.selectFrom('custom_fields').select('id').where('account_id', '=', accountId).orderBy('id').execute();
@@ -88,7 +87,7 @@ function entryOf(demo: DemoAccount, fieldIndex: number, contactIndex: number) {
 
 // ================================================================== custom-contact-fields
 
-test('custom-contact-fields/index: every field with its Value entries by Id, JSON and XML; HEAD; pagination; only the account\'s own', async () => {
+storeTest('custom-contact-fields/index: every field with its Value entries by Id, JSON and XML; HEAD; pagination; only the account\'s own', async () => {
   const ctx = await sharedApp();
   const demo = await ctx.seed('A');
   const other = await ctx.seed('B');
@@ -142,7 +141,7 @@ test('custom-contact-fields/index: every field with its Value entries by Id, JSO
   assertBody(await call(ctx.app, { path: `${FIELDS}/index`, token: demo.token }), 'json', 200, expected);
 });
 
-test('custom-contact-fields/view: one field with its entries; 404 for unknown or another account\'s id; 400 for a missing or bad id', async () => {
+storeTest('custom-contact-fields/view: one field with its entries; 404 for unknown or another account\'s id; 400 for a missing or bad id', async () => {
   const ctx = await sharedApp();
   const demo = await ctx.seed('A');
   const other = await ctx.seed('B');
@@ -154,14 +153,14 @@ test('custom-contact-fields/view: one field with its entries; 404 for unknown or
   assert.equal(head.body, '');
   for (const wire of WIRES) {
     for (const id of [String(other.customFields[0]!.Id), String(UNUSED_ID), '0', '-3']) {
-      assertError(await call(ctx.app, { path: `${FIELDS}/view`, token: demo.token, query: `id=${id}`, wire }), 404, 'Not Found', `Object not found: ${id}`, wire);
+      assertError(await call(ctx.app, { path: `${FIELDS}/view`, token: demo.token, query: `id=${id}`, wire }), 404, `Object not found: ${id}`, wire);
     }
-    assertError(await call(ctx.app, { path: `${FIELDS}/view`, token: demo.token, wire }), 400, 'Bad Request', 'Missing required parameters: id', wire);
-    assertError(await call(ctx.app, { path: `${FIELDS}/view`, token: demo.token, query: 'id=1.5', wire }), 400, 'Bad Request', 'Invalid data received for parameter "id".', wire);
+    assertError(await call(ctx.app, { path: `${FIELDS}/view`, token: demo.token, wire }), 400, 'Missing required parameters: id', wire);
+    assertError(await call(ctx.app, { path: `${FIELDS}/view`, token: demo.token, query: 'id=1.5', wire }), 400, 'Invalid data received for parameter "id".', wire);
   }
 });
 
-test('custom-contact-fields/create: 201, the record, Location to view; JSON, XML and a form body', async () => {
+storeTest('custom-contact-fields/create: 201, the record, Location to view; JSON, XML and a form body', async () => {
   const ctx = await sharedApp();
   const demo = await ctx.seed();
   let n = 0;
@@ -204,7 +203,7 @@ test('custom-contact-fields/create: 201, the record, Location to view; JSON, XML
   assert.equal(get.headers.allow, 'POST');
 });
 
-test('custom-contact-fields/create: every rule, exact messages; the name is unique per account, case-insensitively, quoted as sent', async () => {
+storeTest('custom-contact-fields/create: every rule, exact messages; the name is unique per account, case-insensitively, quoted as sent', async () => {
   const ctx = await sharedApp();
   const demo = await ctx.seed('A');
   const other = await ctx.seed('B');
@@ -244,7 +243,7 @@ test('custom-contact-fields/create: every rule, exact messages; the name is uniq
   assert422(await call(ctx.app, { method: 'POST', path: `${FIELDS}/create`, token: demo.token, body: { fname: 'pEtS' } }), [fieldError('fname', 'Fname "pEtS" has already been taken.')]);
 });
 
-test('custom-contact-fields/create: concurrent creates of one name in different cases, exactly one wins (the unique index decides)', async () => {
+storeTest('custom-contact-fields/create: concurrent creates of one name in different cases, exactly one wins (the unique index decides)', async () => {
   const ctx = await sharedApp();
   const demo = await ctx.seed();
   const names = ['Hobby', 'HOBBY', 'hobby', 'HoBbY', 'hobbY', 'Hobby'];
@@ -259,7 +258,7 @@ test('custom-contact-fields/create: concurrent creates of one name in different 
   assert.equal(rows.length, 1);
 });
 
-test('custom-contact-fields/update: the name rule is case-insensitive and quotes the value as sent; keeping its own name in another case is fine', async () => {
+storeTest('custom-contact-fields/update: the name rule is case-insensitive and quotes the value as sent; keeping its own name in another case is fine', async () => {
   const ctx = await sharedApp();
   const demo = await ctx.seed('A');
   const other = await ctx.seed('B');
@@ -282,10 +281,10 @@ test('custom-contact-fields/update: the name rule is case-insensitive and quotes
   const a = await call(ctx.app, { method: 'PATCH', path: `${FIELDS}/update`, token: demo.token, query: `id=${tier}`, body: { fname: 'PETS' } });
   assert.equal(a.statusCode, 200, a.body);
   // Another account's field is a 404, before any 422.
-  assertError(await call(ctx.app, { method: 'PUT', path: `${FIELDS}/update`, token: demo.token, query: `id=${other.customFields[0]!.Id}`, body: { fname: '' } }), 404, 'Not Found', `Object not found: ${other.customFields[0]!.Id}`);
+  assertError(await call(ctx.app, { method: 'PUT', path: `${FIELDS}/update`, token: demo.token, query: `id=${other.customFields[0]!.Id}`, body: { fname: '' } }), 404, `Object not found: ${other.customFields[0]!.Id}`);
 });
 
-test('custom-contact-fields/delete: 204 with an empty body; its entries go; 404 for unknown, already deleted or another account\'s id', async () => {
+storeTest('custom-contact-fields/delete: 204 with an empty body; its entries go; 404 for unknown, already deleted or another account\'s id', async () => {
   const ctx = await sharedApp();
   const demo = await ctx.seed('A');
   const other = await ctx.seed('B');
@@ -299,7 +298,7 @@ test('custom-contact-fields/delete: 204 with an empty body; its entries go; 404 
   for (const wire of WIRES) {
     const res = await call(ctx.app, { method: 'DELETE', path: `${FIELDS}/delete`, token: demo.token, query: `id=${wire === 'json' ? color : wire === 'xml' ? shoe : UNUSED_ID}`, wire });
     if (wire === 'xml-param') {
-      assertError(res, 404, 'Not Found', `Object not found: ${UNUSED_ID}`, wire);
+      assertError(res, 404, `Object not found: ${UNUSED_ID}`, wire);
       continue;
     }
     assert.equal(res.statusCode, 204, res.body);
@@ -311,7 +310,7 @@ test('custom-contact-fields/delete: 204 with an empty body; its entries go; 404 
   assert.deepEqual(await fieldIdsOf(ctx, demo.account.id), [tier]);
   assert.equal(await entryCountOfField(ctx, color), 0);
   for (const id of colorEntries) {
-    assertError(await call(ctx.app, { path: `${ENTRIES}/view`, token: demo.token, query: `id=${id}` }), 404, 'Not Found', `Object not found: ${id}`);
+    assertError(await call(ctx.app, { path: `${ENTRIES}/view`, token: demo.token, query: `id=${id}` }), 404, `Object not found: ${id}`);
   }
   assert.deepEqual((await contactFromDb(ctx, c0.Id)).CustomFieldIds, [tier]);
   const found = await call(ctx.app, { path: '/v1/contacts/find', token: demo.token, query: `number=${c0.Number}` });
@@ -324,11 +323,11 @@ test('custom-contact-fields/delete: 204 with an empty body; its entries go; 404 
   for (const wire of WIRES) {
     // Already deleted, another account's, unknown: 404; view of a deleted field: 404.
     for (const id of [color, shoe, other.customFields[0]!.Id, UNUSED_ID]) {
-      assertError(await call(ctx.app, { method: 'DELETE', path: `${FIELDS}/delete`, token: demo.token, query: `id=${id}`, wire }), 404, 'Not Found', `Object not found: ${id}`, wire);
+      assertError(await call(ctx.app, { method: 'DELETE', path: `${FIELDS}/delete`, token: demo.token, query: `id=${id}`, wire }), 404, `Object not found: ${id}`, wire);
     }
-    assertError(await call(ctx.app, { path: `${FIELDS}/view`, token: demo.token, query: `id=${color}`, wire }), 404, 'Not Found', `Object not found: ${color}`, wire);
-    assertError(await call(ctx.app, { method: 'DELETE', path: `${FIELDS}/delete`, token: demo.token, wire }), 400, 'Bad Request', 'Missing required parameters: id', wire);
-    assertError(await call(ctx.app, { method: 'DELETE', path: `${FIELDS}/delete`, token: demo.token, query: 'id=abc', wire }), 400, 'Bad Request', 'Invalid data received for parameter "id".', wire);
+    assertError(await call(ctx.app, { path: `${FIELDS}/view`, token: demo.token, query: `id=${color}`, wire }), 404, `Object not found: ${color}`, wire);
+    assertError(await call(ctx.app, { method: 'DELETE', path: `${FIELDS}/delete`, token: demo.token, wire }), 400, 'Missing required parameters: id', wire);
+    assertError(await call(ctx.app, { method: 'DELETE', path: `${FIELDS}/delete`, token: demo.token, query: 'id=abc', wire }), 400, 'Invalid data received for parameter "id".', wire);
   }
   assert.deepEqual(await snapshotAccount(ctx, other.account.id), otherBefore, "another account's data is untouched");
   const get = await call(ctx.app, { path: `${FIELDS}/delete`, token: demo.token, query: `id=${tier}` });
@@ -339,7 +338,7 @@ test('custom-contact-fields/delete: 204 with an empty body; its entries go; 404 
 
 // ================================================================== custom-contact-fields-entry
 
-test('custom-contact-fields-entry/index: every entry by Id, JSON and XML; HEAD; pagination; filters frfield and frcontact', async () => {
+storeTest('custom-contact-fields-entry/index: every entry by Id, JSON and XML; HEAD; pagination; filters frfield and frcontact', async () => {
   const ctx = await sharedApp();
   const demo = await ctx.seed('A');
   const other = await ctx.seed('B');
@@ -414,7 +413,7 @@ test('custom-contact-fields-entry/index: every entry by Id, JSON and XML; HEAD; 
   assertBody(await call(ctx.app, { path: `${ENTRIES}/index`, token: other.token }), 'json', 200, await entriesFromDb(ctx, other.account.id));
 });
 
-test('custom-contact-fields-entry/view: one entry; 404 for unknown or another account\'s id; 400 for a missing or bad id', async () => {
+storeTest('custom-contact-fields-entry/view: one entry; 404 for unknown or another account\'s id; 400 for a missing or bad id', async () => {
   const ctx = await sharedApp();
   const demo = await ctx.seed('A');
   const other = await ctx.seed('B');
@@ -422,15 +421,15 @@ test('custom-contact-fields-entry/view: one entry; 404 for unknown or another ac
   for (const wire of WIRES) {
     assertBody(await call(ctx.app, { path: `${ENTRIES}/view`, token: demo.token, query: `id=${e.Id}`, wire }), wire, 200, await entryFromDb(ctx, e.Id));
     for (const id of [String(other.customFieldEntries[0]!.Id), String(UNUSED_ID), '0']) {
-      assertError(await call(ctx.app, { path: `${ENTRIES}/view`, token: demo.token, query: `id=${id}`, wire }), 404, 'Not Found', `Object not found: ${id}`, wire);
+      assertError(await call(ctx.app, { path: `${ENTRIES}/view`, token: demo.token, query: `id=${id}`, wire }), 404, `Object not found: ${id}`, wire);
     }
-    assertError(await call(ctx.app, { path: `${ENTRIES}/view`, token: demo.token, wire }), 400, 'Bad Request', 'Missing required parameters: id', wire);
-    assertError(await call(ctx.app, { path: `${ENTRIES}/view`, token: demo.token, query: 'id=x', wire }), 400, 'Bad Request', 'Invalid data received for parameter "id".', wire);
+    assertError(await call(ctx.app, { path: `${ENTRIES}/view`, token: demo.token, wire }), 400, 'Missing required parameters: id', wire);
+    assertError(await call(ctx.app, { path: `${ENTRIES}/view`, token: demo.token, query: 'id=x', wire }), 400, 'Invalid data received for parameter "id".', wire);
   }
   assert.deepEqual(await entryFromDb(ctx, e.Id), e);
 });
 
-test('custom-contact-fields-entry/create: 201, the record, Location to view; quoted integers; the contact and field show it', async () => {
+storeTest('custom-contact-fields-entry/create: 201, the record, Location to view; quoted integers; the contact and field show it', async () => {
   const ctx = await sharedApp();
   const demo = await ctx.seed();
   const shoe = demo.customFields[2]!.Id;
@@ -475,7 +474,7 @@ test('custom-contact-fields-entry/create: 201, the record, Location to view; quo
   assert.equal(get.headers.allow, 'POST');
 });
 
-test('custom-contact-fields-entry/create: every rule, exact messages and order; another account\'s field or contact is invalid; nothing changes', async () => {
+storeTest('custom-contact-fields-entry/create: every rule, exact messages and order; another account\'s field or contact is invalid; nothing changes', async () => {
   const ctx = await sharedApp();
   const demo = await ctx.seed('A');
   const other = await ctx.seed('B');
@@ -517,7 +516,7 @@ test('custom-contact-fields-entry/create: every rule, exact messages and order; 
   assert.equal((await entriesFromDb(ctx, other.account.id)).length, other.customFieldEntries.length);
 });
 
-test('custom-contact-fields-entry/create: one entry per field and contact; the combination message quotes the values as sent', async () => {
+storeTest('custom-contact-fields-entry/create: one entry per field and contact; the combination message quotes the values as sent', async () => {
   const ctx = await sharedApp();
   const demo = await ctx.seed();
   const color = demo.customFields[0]!.Id;
@@ -550,7 +549,7 @@ test('custom-contact-fields-entry/create: one entry per field and contact; the c
   assert.equal((await entriesFromDb(ctx, demo.account.id, { field: shoe, contact: c1 })).length, 1);
 });
 
-test('custom-contact-fields-entry/update: the combination message quotes the values as sent', async () => {
+storeTest('custom-contact-fields-entry/update: the combination message quotes the values as sent', async () => {
   const ctx = await sharedApp();
   const demo = await ctx.seed();
   const color = demo.customFields[0]!.Id;
@@ -564,7 +563,7 @@ test('custom-contact-fields-entry/update: the combination message quotes the val
   for (const method of ['POST', 'PUT', 'PATCH'] as const) await expectRejected(ctx, demo, { path: `${ENTRIES}/update`, query: `id=${tierOfC0.Id}`, method: method }, cases, method === 'POST' ? WIRES : ['json']);
 });
 
-test('custom-contact-fields-entry/delete: 204 with an empty body; the contact and field no longer show it; 404 otherwise', async () => {
+storeTest('custom-contact-fields-entry/delete: 204 with an empty body; the contact and field no longer show it; 404 otherwise', async () => {
   const ctx = await sharedApp();
   const demo = await ctx.seed('A');
   const other = await ctx.seed('B');
@@ -587,10 +586,10 @@ test('custom-contact-fields-entry/delete: 204 with an empty body; the contact an
   assert.equal((await customFieldFromDb(ctx, tier)).Value.length, demo.customFields[1]!.Value.length - 1);
   for (const wire of WIRES) {
     for (const id of [colorOfC0.Id, other.customFieldEntries[0]!.Id, UNUSED_ID]) {
-      assertError(await call(ctx.app, { method: 'DELETE', path: `${ENTRIES}/delete`, token: demo.token, query: `id=${id}`, wire }), 404, 'Not Found', `Object not found: ${id}`, wire);
+      assertError(await call(ctx.app, { method: 'DELETE', path: `${ENTRIES}/delete`, token: demo.token, query: `id=${id}`, wire }), 404, `Object not found: ${id}`, wire);
     }
-    assertError(await call(ctx.app, { path: `${ENTRIES}/view`, token: demo.token, query: `id=${tierOfC0.Id}`, wire }), 404, 'Not Found', `Object not found: ${tierOfC0.Id}`, wire);
-    assertError(await call(ctx.app, { method: 'DELETE', path: `${ENTRIES}/delete`, token: demo.token, wire }), 400, 'Bad Request', 'Missing required parameters: id', wire);
+    assertError(await call(ctx.app, { path: `${ENTRIES}/view`, token: demo.token, query: `id=${tierOfC0.Id}`, wire }), 404, `Object not found: ${tierOfC0.Id}`, wire);
+    assertError(await call(ctx.app, { method: 'DELETE', path: `${ENTRIES}/delete`, token: demo.token, wire }), 400, 'Missing required parameters: id', wire);
   }
   assert.deepEqual(await snapshotAccount(ctx, other.account.id), otherBefore);
   // The pair is free again: create takes it.
@@ -601,7 +600,7 @@ test('custom-contact-fields-entry/delete: 204 with an empty body; the contact an
   assert.equal(post.headers.allow, 'DELETE');
 });
 
-test('Idempotency-Key is checked on both creates and on the entry update (a POST): an empty key is a 400', async () => {
+storeTest('Idempotency-Key is checked on both creates and on the entry update (a POST): an empty key is a 400', async () => {
   const ctx = await sharedApp();
   const demo = await ctx.seed();
   const entry = demo.customFieldEntries[0]!;
@@ -624,7 +623,7 @@ test('Idempotency-Key is checked on both creates and on the entry update (a POST
   assert.deepEqual(await snapshotAccount(ctx, demo.account.id), before);
 });
 
-test('Idempotency-Key on the creates: the same key and request replays the first 201 (body and Location), nothing is created twice', async () => {
+storeTest('Idempotency-Key on the creates: the same key and request replays the first 201 (body and Location), nothing is created twice', async () => {
   const ctx = await sharedApp();
   const demo = await ctx.seed();
   const post = (url: string, body: unknown, key: string) =>

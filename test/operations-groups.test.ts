@@ -2,12 +2,12 @@
  * groups/index, view, create, update (KeywordId, ParentId), delete, add-contacts, remove-contacts
  * (API-EXTENSIONS §1, §3): records in JSON and XML built from the database rows, exact 422 messages
  * and order, 404 before 422, Location, 204, pagination, cycles, delete effects, membership
- * idempotence and the 1,000-id limit. Runs on SQLite and (MSGSVC_TEST_STORE=postgres) PostgreSQL.
+ * idempotence and the 1,000-id limit. Runs on SQLite and PostgreSQL.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import type { DemoAccount } from '../src/cli/demo.ts';
+import type { DemoAccount } from '../src/domain/demo.ts';
 import { OPERATIONS } from '../src/http/routes/index.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { sqliteHandle } from '../src/store/db.ts';
@@ -24,6 +24,7 @@ import {
   type Wire,
   WIRES,
 } from './helpers/operations.ts';
+import { storeTest } from './helpers/stores.ts';
 
 const blankName = fieldError('fname', 'Fname cannot be blank.');
 const shortName = fieldError('fname', 'Fname should contain at least 3 characters.');
@@ -63,7 +64,7 @@ async function reserveKeyword(ctx: TestApp, demo: DemoAccount, keyword: string):
 
 
 function assert404(res: LightMyRequestResponse, id: string | number, wire: Wire = 'json') {
-  assertError(res, 404, 'Not Found', `Object not found: ${id}`, wire);
+  assertError(res, 404, `Object not found: ${id}`, wire);
 }
 
 // ------------------------------------------------------------------ descriptors
@@ -92,7 +93,7 @@ test('groups: the seven actions, their methods, success statuses, Location and I
 
 // ------------------------------------------------------------------ index and view
 
-test('groups/index: the account\'s groups by Id ascending, JSON and XML, pagination headers and Link; HEAD', async (t) => {
+storeTest('groups/index: the account\'s groups by Id ascending, JSON and XML, pagination headers and Link; HEAD', async (t) => {
   const { ctx, demo, other } = await setup(t);
   const expected = await groupsFromDb(ctx, demo.account.id);
   assert.equal(expected.length, 5);
@@ -129,7 +130,7 @@ test('groups/index: the account\'s groups by Id ascending, JSON and XML, paginat
   assert.ok(JSON.parse(theirs.body).every((g: { Id: number }) => !expected.some((e) => e.Id === g.Id)));
 });
 
-test('groups/index: an account without groups gets an empty list (<response/>), 0 pages, current page 1', async (t) => {
+storeTest('groups/index: an account without groups gets an empty list (<response/>), 0 pages, current page 1', async (t) => {
   const { ctx, demo } = await setup(t);
   await ctx.store.db.deleteFrom('groups').where('account_id', '=', demo.account.id).execute();
   const json = await call(ctx.app, { path: groupsPath('index'), token: demo.token });
@@ -138,7 +139,7 @@ test('groups/index: an account without groups gets an empty list (<response/>), 
   assertBody(await call(ctx.app, { path: groupsPath('index'), token: demo.token, wire: 'xml' }), 'xml', 200, []);
 });
 
-test('groups/view: one Group in JSON and XML; 404 for another account\'s id or an unknown one; 400 for a missing or bad id', async (t) => {
+storeTest('groups/view: one Group in JSON and XML; 404 for another account\'s id or an unknown one; 400 for a missing or bad id', async (t) => {
   const { ctx, demo, other } = await setup(t);
   for (const group of demo.groups) {
     for (const wire of WIRES) assertBody(await call(ctx.app, { path: groupsPath('view'), token: demo.token, query: `id=${group.Id}`, wire }), wire, 200, await groupFromDb(ctx, group.Id));
@@ -151,8 +152,8 @@ test('groups/view: one Group in JSON and XML; 404 for another account\'s id or a
   for (const wire of WIRES) {
     assert404(await call(ctx.app, { path: groupsPath('view'), token: demo.token, query: `id=${other.groups[0]!.Id}`, wire }), other.groups[0]!.Id, wire);
     assert404(await call(ctx.app, { path: groupsPath('view'), token: demo.token, query: `id=${UNUSED_ID}`, wire }), UNUSED_ID, wire);
-    assertError(await call(ctx.app, { path: groupsPath('view'), token: demo.token, wire }), 400, 'Bad Request', 'Missing required parameters: id', wire);
-    assertError(await call(ctx.app, { path: groupsPath('view'), token: demo.token, query: 'id=1x', wire }), 400, 'Bad Request', 'Invalid data received for parameter "id".', wire);
+    assertError(await call(ctx.app, { path: groupsPath('view'), token: demo.token, wire }), 400, 'Missing required parameters: id', wire);
+    assertError(await call(ctx.app, { path: groupsPath('view'), token: demo.token, query: 'id=1x', wire }), 400, 'Invalid data received for parameter "id".', wire);
   }
   // Ids beyond the id column are simply not found (never a 500 on PostgreSQL).
   for (const id of ['0', '-3', '99999999999', '2147483648']) assert404(await call(ctx.app, { path: groupsPath('view'), token: demo.token, query: `id=${id}` }), id);
@@ -160,7 +161,7 @@ test('groups/view: one Group in JSON and XML; 404 for another account\'s id or a
 
 // ------------------------------------------------------------------ create
 
-test('groups/create: 201, the record, Location to view; fnote absent gives "", KeywordId and ParentId 0', async (t) => {
+storeTest('groups/create: 201, the record, Location to view; fnote absent gives "", KeywordId and ParentId 0', async (t) => {
   const { ctx, demo } = await setup(t);
   // Under inject the request's host is localhost:80 (no Host header given): Location uses it.
   const res = await call(ctx.app, { method: 'POST', path: groupsPath('create'), token: demo.token, body: { fname: 'Fresh group' } });
@@ -215,7 +216,7 @@ test('groups/create: 201, the record, Location to view; fnote absent gives "", K
   assertBody(await call(ctx.app, { path: groupsPath('view'), token: demo.token, query: `id=${body.Id}` }), 'json', 200, stored);
 });
 
-test('groups/create: every rule, exact messages and order, references of another account; nothing is created', async (t) => {
+storeTest('groups/create: every rule, exact messages and order, references of another account; nothing is created', async (t) => {
   const { ctx, demo, other } = await setup(t);
   const mine = await reserveKeyword(ctx, demo, 'MINEKW');
   const theirs = await reserveKeyword(ctx, other, 'THEIRKW');
@@ -256,7 +257,7 @@ test('groups/create: every rule, exact messages and order, references of another
 
 // ------------------------------------------------------------------ update
 
-test('groups/update: KeywordId and ParentId set and cleared; only the fields sent change', async (t) => {
+storeTest('groups/update: KeywordId and ParentId set and cleared; only the fields sent change', async (t) => {
   const { ctx, demo } = await setup(t);
   const keywordId = await reserveKeyword(ctx, demo, 'UPDKW');
   const [newsletter, vip, events] = demo.groups;
@@ -286,7 +287,7 @@ test('groups/update: KeywordId and ParentId set and cleared; only the fields sen
   assert.deepEqual((await groupFromDb(ctx, newsletter!.Id)).PhoneNumberIds, newsletter!.PhoneNumberIds);
 });
 
-test('groups/update: a group cannot be its own ancestor (itself, a child, a grandchild); bad references; 404 before 422', async (t) => {
+storeTest('groups/update: a group cannot be its own ancestor (itself, a child, a grandchild); bad references; 404 before 422', async (t) => {
   const { ctx, demo, other } = await setup(t);
   const [newsletter, vip] = demo.groups;
   // Newsletter <- VIP <- Grandchild
@@ -326,7 +327,7 @@ test('groups/update: a group cannot be its own ancestor (itself, a child, a gran
 
 // ------------------------------------------------------------------ delete
 
-test('groups/delete: 204 empty body; memberships go, contacts stay, children get ParentId 0; then 404', async (t) => {
+storeTest('groups/delete: 204 empty body; memberships go, contacts stay, children get ParentId 0; then 404', async (t) => {
   const { ctx, demo, other } = await setup(t);
   const [newsletter, vip] = demo.groups;
   const db = ctx.store.db;
@@ -352,7 +353,7 @@ test('groups/delete: 204 empty body; memberships go, contacts stay, children get
     assert404(await call(ctx.app, { path: groupsPath('view'), token: demo.token, query: `id=${newsletter!.Id}`, wire }), newsletter!.Id, wire);
     // Another account's group: 404, and it is untouched.
     assert404(await call(ctx.app, { method: 'DELETE', path: groupsPath('delete'), token: demo.token, query: `id=${other.groups[0]!.Id}`, wire }), other.groups[0]!.Id, wire);
-    assertError(await call(ctx.app, { method: 'DELETE', path: groupsPath('delete'), token: demo.token, wire }), 400, 'Bad Request', 'Missing required parameters: id', wire);
+    assertError(await call(ctx.app, { method: 'DELETE', path: groupsPath('delete'), token: demo.token, wire }), 400, 'Missing required parameters: id', wire);
   }
   assert.deepEqual(await snapshotAccount(ctx, other.account.id), otherBefore, "the other account's data is untouched");
   // The list no longer shows it.
@@ -364,7 +365,7 @@ test('groups/delete: 204 empty body; memberships go, contacts stay, children get
   assert.equal(wrong.headers.allow, 'DELETE');
 });
 
-test('groups/delete: a grandparent\'s deletion re-roots only its direct children', async (t) => {
+storeTest('groups/delete: a grandparent\'s deletion re-roots only its direct children', async (t) => {
   const { ctx, demo } = await setup(t);
   const [newsletter, vip] = demo.groups;
   const created = await call(ctx.app, { method: 'POST', path: groupsPath('create'), token: demo.token, body: { fname: 'Grandchild', ParentId: vip!.Id } });
@@ -376,7 +377,7 @@ test('groups/delete: a grandparent\'s deletion re-roots only its direct children
 
 // ------------------------------------------------------------------ add-contacts / remove-contacts
 
-test('groups/add-contacts and remove-contacts: 200 with the Group; adding twice and removing a non-member are not errors', async (t) => {
+storeTest('groups/add-contacts and remove-contacts: 200 with the Group; adding twice and removing a non-member are not errors', async (t) => {
   const { ctx, demo } = await setup(t);
   const empty = demo.groups[4]!;
   const ids = demo.contacts.map((c) => c.Id);
@@ -424,7 +425,7 @@ test('groups/add-contacts and remove-contacts: 200 with the Group; adding twice 
   assert.deepEqual(JSON.parse(form.body).PhoneNumberIds, [ids[8], ids[9]]);
 });
 
-test('groups/add-contacts and remove-contacts: every rule; one bad id rejects the request and changes nothing; 404 before 422', async (t) => {
+storeTest('groups/add-contacts and remove-contacts: every rule; one bad id rejects the request and changes nothing; 404 before 422', async (t) => {
   const { ctx, demo, other } = await setup(t);
   const group = demo.groups[0]!; // members: every second contact
   const nonMember = demo.contacts[1]!.Id;
@@ -461,13 +462,13 @@ test('groups/add-contacts and remove-contacts: every rule; one bad id rejects th
         assert404(await call(ctx.app, { method: 'POST', path: groupsPath(action), token: demo.token, query: `id=${other.groups[0]!.Id}`, body, wire }), other.groups[0]!.Id, wire);
       }
     }
-    assertError(await call(ctx.app, { method: 'POST', path: groupsPath(action), token: demo.token, body: { PhoneNumberIds: [member] } }), 400, 'Bad Request', 'Missing required parameters: id');
+    assertError(await call(ctx.app, { method: 'POST', path: groupsPath(action), token: demo.token, body: { PhoneNumberIds: [member] } }), 400, 'Missing required parameters: id');
   }
   // The other account's group did not get our contact either.
   assert.deepEqual((await groupFromDb(ctx, other.groups[0]!.Id)).PhoneNumberIds, other.groups[0]!.PhoneNumberIds);
 });
 
-test('groups/add-contacts: 1,000 ids in one request (a duplicate list counts its entries); remove them all', async (t) => {
+storeTest('groups/add-contacts: 1,000 ids in one request (a duplicate list counts its entries); remove them all', async (t) => {
   const { ctx, demo } = await setup(t);
   const now = Math.floor(Date.now() / 1000);
   // 950 more contacts: 1,000 in all.
@@ -503,7 +504,7 @@ test('groups/add-contacts: 1,000 ids in one request (a duplicate list counts its
   assert.deepEqual(JSON.parse(removed.body).PhoneNumberIds, []);
 });
 
-test('groups: one query for a page\'s members, one for checking 1,000 ids, one statement for writing them', async (t) => {
+storeTest('groups: one query for a page\'s members, one for checking 1,000 ids, one statement for writing them', async (t) => {
   const { ctx, demo } = await setup(t);
   // Every statement run: on SQLite every one, prepared paths and Kysely alike, ends in a
   // better-sqlite3 statement (spy on their prototype, `source` is the SQL); on PostgreSQL every
@@ -553,7 +554,7 @@ test('groups: one query for a page\'s members, one for checking 1,000 ids, one s
   assert.match(seen.find((s) => /^insert into "group_members"/i.test(s))!, /on conflict \("group_id", "contact_id"\) do nothing/i);
 });
 
-test('groups/create, add-contacts: Idempotency-Key replays the first response and does nothing twice', async (t) => {
+storeTest('groups/create, add-contacts: Idempotency-Key replays the first response and does nothing twice', async (t) => {
   const { ctx, demo } = await setup(t);
   const post = (url: string, key: string, body: unknown) =>
     ctx.app.inject({ method: 'POST', url: `${url}&access_token=${demo.token}`, headers: { 'content-type': 'application/json', 'idempotency-key': key }, payload: JSON.stringify(body) });

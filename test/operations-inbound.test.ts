@@ -1,6 +1,5 @@
 /**
- * Inbound texts, opt-out and keywords at work (API-EXTENSIONS §7), on the store of the run
- * (MSGSVC_TEST_STORE), driven through `POST /v1/sandbox/inbound` (§8) in JSON and XML and through
+ * Inbound texts, opt-out and keywords at work (API-EXTENSIONS §7), on each store, driven through `POST /v1/sandbox/inbound` (§8) in JSON and XML and through
  * the dispatcher's carrier sink: the Received record; the six STOP words, START/UNSTOP, HELP/INFO
  * (trimmed, case-insensitive, whole text only) with their free, opt-out-exempt replies whose texts
  * are settings; a keyword as first word joining its groups with a paid autoreply (and the autoreply
@@ -8,10 +7,9 @@
  * accounts; and, from then on, sends to an opted-out number refused (422) or Rejected with a refund.
  * Expected records are built from the database rows and the §6/§7 tables, never from src's mappers.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import type { DemoAccount } from '../src/cli/demo.ts';
+import type { DemoAccount } from '../src/domain/demo.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { createDispatcher } from '../src/dispatch/index.ts';
 import { createSandboxCarrier } from '../src/dispatch/sandbox.ts';
@@ -19,9 +17,8 @@ import { createManualClock } from '../src/lib/time.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { assert422, assertBody, call, contactFromDb, fieldError, fmtTime, groupFromDb, isXml, WIRES, type Wire } from './helpers/operations.ts';
 import { balanceOf, messageFromDb, setBalance, setNumberStatus, testDispatcher } from './helpers/sms.ts';
-import { testStoreKind } from './helpers/stores.ts';
+import { storeTest } from './helpers/stores.ts';
 
-const kind = testStoreKind();
 const INBOUND = '/v1/sandbox/inbound';
 const SHORT = '55155'; // every demo account holds it: two seeded accounts share a short code
 const SENDER = '+15551234567';
@@ -111,7 +108,7 @@ async function age(ctx: TestApp, accountId: number, digits: string): Promise<voi
 
 // ------------------------------------------------------------------ the Received record
 
-test(`[${kind}] §7: an inbound text is stored as a Message (Inbound, 7 Received, 0 credits, SMS) for the account holding the number; any other text does nothing more (JSON, XML)`, async (t) => {
+storeTest('§7: an inbound text is stored as a Message (Inbound, 7 Received, 0 credits, SMS) for the account holding the number; any other text does nothing more (JSON, XML)', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const balance = await balanceOf(ctx, demo.account.id);
@@ -159,7 +156,7 @@ test(`[${kind}] §7: an inbound text is stored as a Message (Inbound, 7 Received
 
 // ------------------------------------------------------------------ STOP, START, HELP
 
-test(`[${kind}] §7 rule 1: each STOP word (trimmed, any case) opts the sender out, creating the contact if unknown, with ONE free confirmation`, async (t) => {
+storeTest('§7 rule 1: each STOP word (trimmed, any case) opts the sender out, creating the contact if unknown, with ONE free confirmation', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const balance = await balanceOf(ctx, demo.account.id);
@@ -195,7 +192,7 @@ test(`[${kind}] §7 rule 1: each STOP word (trimmed, any case) opts the sender o
   assert.equal(await balanceOf(ctx, demo.account.id), balance, 'confirmations are free');
 });
 
-test(`[${kind}] §7 rules 2 and 3: START/UNSTOP clear OptedOut with a free confirmation; HELP/INFO get a free reply and change no contact`, async (t) => {
+storeTest('§7 rules 2 and 3: START/UNSTOP clear OptedOut with a free confirmation; HELP/INFO get a free reply and change no contact', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const balance = await balanceOf(ctx, demo.account.id);
@@ -228,7 +225,7 @@ test(`[${kind}] §7 rules 2 and 3: START/UNSTOP clear OptedOut with a free confi
   assert.equal(await balanceOf(ctx, demo.account.id), balance);
 });
 
-test(`[${kind}] §7: the three reply texts are settings (MSGSVC_STOP_REPLY, MSGSVC_START_REPLY, MSGSVC_HELP_REPLY)`, async (t) => {
+storeTest('§7: the three reply texts are settings (MSGSVC_STOP_REPLY, MSGSVC_START_REPLY, MSGSVC_HELP_REPLY)', async (t) => {
   const defaults = loadConfig({});
   assert.deepEqual([defaults.stopReply, defaults.startReply, defaults.helpReply], [STOP_REPLY, START_REPLY, HELP_REPLY]);
   assert.deepEqual(loadConfig({ MSGSVC_STOP_REPLY: '  ', MSGSVC_HELP_REPLY: '' }).stopReply, STOP_REPLY, 'blank: the default');
@@ -245,7 +242,7 @@ test(`[${kind}] §7: the three reply texts are settings (MSGSVC_STOP_REPLY, MSGS
   ]);
 });
 
-test(`[${kind}] §7: after STOP, sends are refused (422), a message queued before is Rejected with a refund, and the confirmations still go (exempt); START lifts it`, async (t) => {
+storeTest('§7: after STOP, sends are refused (422), a message queued before is Rejected with a refund, and the confirmations still go (exempt); START lifts it', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const start = await balanceOf(ctx, demo.account.id);
@@ -286,7 +283,7 @@ test(`[${kind}] §7: after STOP, sends are refused (422), a message queued befor
 
 // ------------------------------------------------------------------ keywords
 
-test(`[${kind}] §7 rule 4: a keyword as first word joins the sender (a contact created if unknown) to its groups and sends the autoreply, paid`, async (t) => {
+storeTest('§7 rule 4: a keyword as first word joins the sender (a contact created if unknown) to its groups and sends the autoreply, paid', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const join = await reserve(ctx, demo, 'Join', 'Welcome to the club! Reply STOP to opt out.');
@@ -344,7 +341,7 @@ test(`[${kind}] §7 rule 4: a keyword as first word joins the sender (a contact 
   assert.ok((await log(ctx, demo.account.id)).filter((m) => m.Direction === 'Outbound').every((m) => m.Status_Description === 'Delivered'));
 });
 
-test(`[${kind}] §7 rule 4: an autoreply that cannot go out is logged Rejected at once, nothing debited (NO_CREDITS, OPTED_OUT, NUMBER_INACTIVE); the sender still joins`, async (t) => {
+storeTest('§7 rule 4: an autoreply that cannot go out is logged Rejected at once, nothing debited (NO_CREDITS, OPTED_OUT, NUMBER_INACTIVE); the sender still joins', async (t) => {
   const ctx = await buildTestApp(t, { MSGSVC_SMS_SEGMENT_CREDITS: '5' });
   const demo = await ctx.seed();
   const join = await reserve(ctx, demo, 'JOIN', 'y'.repeat(200)); // two segments: 10 credits
@@ -389,7 +386,7 @@ test(`[${kind}] §7 rule 4: an autoreply that cannot go out is logged Rejected a
 
 // ------------------------------------------------------------------ shared short codes
 
-test(`[${kind}] §7 shared short code, two accounts: a keyword text goes to its account only; STOP/START/HELP apply to both with one reply, logged in the lowest id; other texts are stored in each`, async (t) => {
+storeTest('§7 shared short code, two accounts: a keyword text goes to its account only; STOP/START/HELP apply to both with one reply, logged in the lowest id; other texts are stored in each', async (t) => {
   const ctx = await buildTestApp(t);
   const a = await ctx.seed('Lower');
   const b = await ctx.seed('Higher');
@@ -445,7 +442,7 @@ test(`[${kind}] §7 shared short code, two accounts: a keyword text goes to its 
   assert.equal(await balanceOf(ctx, a.account.id), balanceA, 'replies are free for the account that logs them');
 });
 
-test(`[${kind}] §7 shared short code, three accounts: the reply is logged in the lowest id among the holders; a text never reaches an account without the number`, async (t) => {
+storeTest('§7 shared short code, three accounts: the reply is logged in the lowest id among the holders; a text never reaches an account without the number', async (t) => {
   const ctx = await buildTestApp(t);
   const a = await ctx.seed('A');
   const b = await ctx.seed('B');
@@ -490,7 +487,7 @@ test(`[${kind}] §7 shared short code, three accounts: the reply is logged in th
   }
 });
 
-test(`[${kind}] §7: concurrent STOPs from one new sender on a shared short code create one contact per account and lose nothing`, async (t) => {
+storeTest('§7: concurrent STOPs from one new sender on a shared short code create one contact per account and lose nothing', async (t) => {
   const ctx = await buildTestApp(t);
   const twin = await buildTestApp(t, {}, { dir: ctx.dir });
   const a = await ctx.seed('A');
@@ -510,7 +507,7 @@ test(`[${kind}] §7: concurrent STOPs from one new sender on a shared short code
 
 // ------------------------------------------------------------------ the carrier path
 
-test(`[${kind}] §7 through the carrier boundary: the dispatcher's inbound sink runs the same rules; a text to a number nobody holds is dropped and logged; a non-phone sender is stored only`, async (t) => {
+storeTest(`§7 through the carrier boundary: the dispatcher's inbound sink runs the same rules; a text to a number nobody holds is dropped and logged; a non-phone sender is stored only`, async (t) => {
   const ctx = await buildTestApp(t);
   const a = await ctx.seed('A');
   const b = await ctx.seed('B');

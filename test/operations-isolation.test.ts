@@ -5,7 +5,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as accounts from '../src/store/repositories/accounts.ts';
 import * as contactsRepo from '../src/store/repositories/contacts.ts';
@@ -27,8 +26,9 @@ import {
   snapshotAccount,
   WIRES,
 } from './helpers/operations.ts';
+import { storeTest } from './helpers/stores.ts';
 
-test('account B cannot read or change account A records by id, frfield, frcontact, number or keyword Number', async (t) => {
+storeTest('account B cannot read or change account A records by id, frfield, frcontact, number or keyword Number', async (t) => {
   const ctx = await buildTestApp(t);
   const a = await ctx.seed('Account A');
   const b = await ctx.seed('Account B');
@@ -54,15 +54,14 @@ test('account B cannot read or change account A records by id, frfield, frcontac
   for (const wire of WIRES) {
     // Ids of A in the query: 404 exactly like a missing id, even with a valid body and even with an invalid one.
     for (const body of [{ fname: 'Hijacked' }, { fname: '' }]) {
-      assertError(await call(ctx.app, { method: 'PUT', path: '/v1/groups/update', token: b.token, query: `id=${aGroup.Id}`, wire, body }), 404, 'Not Found', `Object not found: ${aGroup.Id}`, wire);
-      assertError(await call(ctx.app, { method: 'PATCH', path: '/v1/custom-contact-fields/update', token: b.token, query: `id=${aField.Id}`, wire, body }), 404, 'Not Found', `Object not found: ${aField.Id}`, wire);
+      assertError(await call(ctx.app, { method: 'PUT', path: '/v1/groups/update', token: b.token, query: `id=${aGroup.Id}`, wire, body }), 404, `Object not found: ${aGroup.Id}`, wire);
+      assertError(await call(ctx.app, { method: 'PATCH', path: '/v1/custom-contact-fields/update', token: b.token, query: `id=${aField.Id}`, wire, body }), 404, `Object not found: ${aField.Id}`, wire);
     }
     for (const method of ['POST', 'PUT', 'PATCH'] as const) {
       for (const body of [{ frfield: b.customFields[0]!.Id, frcontact: b.contacts[0]!.Id, fvalue: 'Hijacked' }, { frfield: aField.Id, frcontact: aContact.Id, fvalue: 'Hijacked' }, {}]) {
         assertError(
           await call(ctx.app, { method, path: '/v1/custom-contact-fields-entry/update', token: b.token, query: `id=${aEntry.Id}`, wire, body }),
           404,
-          'Not Found',
           `Object not found: ${aEntry.Id}`,
           wire,
         );
@@ -78,7 +77,7 @@ test('account B cannot read or change account A records by id, frfield, frcontac
       assert422(await call(ctx.app, { method: 'POST', path: '/v1/keyword/reserve', token: b.token, wire, body: { Keyword: 'STEAL', Number } }), [fieldError('Number', 'Number is invalid.')], wire);
     }
     // A's contact number: B gets 404.
-    assertError(await call(ctx.app, { path: '/v1/contacts/find', token: b.token, query: 'number=%2B15551230000', wire }), 404, 'Not Found', 'Object not found: +15551230000', wire);
+    assertError(await call(ctx.app, { path: '/v1/contacts/find', token: b.token, query: 'number=%2B15551230000', wire }), 404, 'Object not found: +15551230000', wire);
   }
 
   // Lists and the balance show only the caller's own data.
@@ -121,7 +120,7 @@ test('account B cannot read or change account A records by id, frfield, frcontac
   assert.deepEqual(await entryFromDb(ctx, aEntry.Id), aEntry);
 });
 
-test('writes persist across a restart on the same database file', async (t) => {
+storeTest('writes persist across a restart on the same database file', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'msgsvc-ops-restart-'));
   let second: TestApp | undefined;
   t.after(async () => {

@@ -3,9 +3,8 @@
  * (spec "Keyword reservation", CONVENTIONS §10), every validation rule, Active-number and
  * ownership checks, case-insensitive uniqueness per number and the carrier words.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { DemoAccount } from '../src/cli/demo.ts';
+import type { DemoAccount } from '../src/domain/demo.ts';
 import * as numbersRepo from '../src/store/repositories/numbers.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import {
@@ -14,15 +13,16 @@ import {
   assertXmlLayout,
   call,
   fieldError,
-  JSON_CT,
+  JSON_TYPE,
   keywordsFromDb,
   nowSeconds,
   snapshotAccount,
   WIRES,
-  XML_CT,
+  XML_TYPE,
   XML_DECL,
   type Wire,
 } from './helpers/operations.ts';
+import { storeTest } from './helpers/stores.ts';
 
 const PATH = '/v1/keyword/reserve';
 
@@ -37,13 +37,13 @@ async function newest(ctx: TestApp, demo: DemoAccount) {
   return { Id: r.id, Keyword: r.keyword, Number: Number(r.number), AutoreplyMessage: r.autoreply_message };
 }
 
-test('keyword/reserve answers 201 with a one-element list: JSON fields Id, Keyword, Number, AutoreplyMessage', async (t) => {
+storeTest('keyword/reserve answers 201 with a one-element list: JSON fields Id, Keyword, Number, AutoreplyMessage', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const res = await reserve(ctx, demo, { Keyword: 'SALE', Number: '55155' });
   assert.equal(res.statusCode, 201, res.body);
   assert.equal(res.statusMessage, 'Created');
-  assert.equal(res.headers['content-type'], JSON_CT);
+  assert.equal(res.headers['content-type'], JSON_TYPE);
   const rows = await keywordsFromDb(ctx, demo.account.id);
   assert.equal(rows.length, 1, 'persisted');
   assert.deepEqual([rows[0]!.keyword, rows[0]!.number, rows[0]!.autoreply_message], ['SALE', '55155', '']);
@@ -64,7 +64,7 @@ test('keyword/reserve answers 201 with a one-element list: JSON fields Id, Keywo
   assert.deepEqual([r3.Keyword, r3.Number], ['PROMO', 55155]);
 });
 
-test('keyword/reserve XML: elements Id, Number (the keyword), ShortCode (the number), AutoreplyMessage', async (t) => {
+storeTest('keyword/reserve XML: elements Id, Number (the keyword), ShortCode (the number), AutoreplyMessage', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   let n = 0;
@@ -72,7 +72,7 @@ test('keyword/reserve XML: elements Id, Number (the keyword), ShortCode (the num
     n++;
     const res = await reserve(ctx, demo, { Keyword: `WINTER${n}`, Number: n === 1 ? '55155' : 15550100001, AutoreplyMessage: n === 1 ? '' : 'Deals & <offers>' }, wire);
     assert.equal(res.statusCode, 201, res.body);
-    assert.equal(res.headers['content-type'], XML_CT);
+    assert.equal(res.headers['content-type'], XML_TYPE);
     assertXmlLayout(res.body);
     const r = await newest(ctx, demo);
     const expectedNumber = n === 1 ? '55155' : '15550100001';
@@ -85,7 +85,7 @@ test('keyword/reserve XML: elements Id, Number (the keyword), ShortCode (the num
   assertBody(json, 'json', 201, [{ Id: r.Id, Keyword: 'WINTER3', Number: 55155, AutoreplyMessage: '' }]);
 });
 
-test('keyword/reserve: every validation rule with exact messages and order; a failed reserve stores nothing', async (t) => {
+storeTest('keyword/reserve: every validation rule with exact messages and order; a failed reserve stores nothing', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const kwBlank = fieldError('Keyword', 'Keyword cannot be blank.');
@@ -153,7 +153,7 @@ test('keyword/reserve: every validation rule with exact messages and order; a fa
   }
 });
 
-test('keyword/reserve: a keyword is unique per number, case-insensitively; another number may reuse it', async (t) => {
+storeTest('keyword/reserve: a keyword is unique per number, case-insensitively; another number may reuse it', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   assert.equal((await reserve(ctx, demo, { Keyword: 'Pizza', Number: '55155' })).statusCode, 201);
@@ -181,7 +181,7 @@ test('keyword/reserve: a keyword is unique per number, case-insensitively; anoth
   assert422(await reserve(ctx, demo, { Keyword: 'burger', Number: '15550100077' }), [fieldError('Number', 'Number is invalid.')]);
 });
 
-test('keyword/reserve: carrier words are refused in any case', async (t) => {
+storeTest('keyword/reserve: carrier words are refused in any case', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const words = ['STOP', 'START', 'HELP', 'UNSTOP', 'CANCEL', 'END', 'QUIT', 'UNSUBSCRIBE', 'STOPALL', 'INFO'];
@@ -211,7 +211,7 @@ test('keyword/reserve: carrier words are refused in any case', async (t) => {
   }
 });
 
-test('keyword/reserve: only POST is allowed', async (t) => {
+storeTest('keyword/reserve: only POST is allowed', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   for (const method of ['GET', 'PUT', 'PATCH', 'DELETE'] as const) {
@@ -222,7 +222,7 @@ test('keyword/reserve: only POST is allowed', async (t) => {
   assert.equal((await keywordsFromDb(ctx, demo.account.id)).length, 0);
 });
 
-test('keyword/reserve: a taken keyword is reported even when another field also fails (first error of each field)', async (t) => {
+storeTest('keyword/reserve: a taken keyword is reported even when another field also fails (first error of each field)', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   assert.equal((await reserve(ctx, demo, { Keyword: 'Pizza', Number: '55155' })).statusCode, 201);

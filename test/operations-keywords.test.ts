@@ -5,10 +5,9 @@
  * shared by several accounts (reserve, update, check). JSON and XML, exact messages, owner scoping.
  * The expected records are built from the database rows and the spec, never from the server's mappers.
  */
-import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import type { DemoAccount } from '../src/cli/demo.ts';
+import type { DemoAccount } from '../src/domain/demo.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import {
   assert422,
@@ -24,6 +23,7 @@ import {
   type CallOptions,
   type Wire,
 } from './helpers/operations.ts';
+import { onePerStore, storeTest } from './helpers/stores.ts';
 
 const HOST = 'api.example.test';
 
@@ -34,21 +34,21 @@ interface Fixture {
   other: DemoAccount;
 }
 
-let shared: Promise<Fixture> | undefined;
-after(async () => {
-  if (shared) await (await shared).ctx.close();
-});
-
-/**
- * The file's one app and two accounts (on PostgreSQL a database per app and the seeds are the slow
- * part). Every test starts with no keyword reservation in any account, since a keyword is unique
- * on its number across all accounts. Tests that add a number give it digits no other test uses.
- */
-async function fresh(): Promise<Fixture> {
-  const fixture = await (shared ??= (async () => {
+const shared = onePerStore(
+  async (): Promise<Fixture> => {
     const ctx = await buildTestApp();
     return { ctx, demo: await ctx.seed(), other: await ctx.seed('Other') };
-  })());
+  },
+  (fixture) => fixture.ctx.close(),
+);
+
+/**
+ * The file's one app and two accounts per store (on PostgreSQL a database per app and the seeds are
+ * the slow part). Every test starts with no keyword reservation in any account, since a keyword is
+ * unique on its number across all accounts. Tests that add a number give it digits no other test uses.
+ */
+async function fresh(): Promise<Fixture> {
+  const fixture = await shared();
   await fixture.ctx.store.db.deleteFrom('keyword_reservations').execute();
   return fixture;
 }
@@ -110,7 +110,7 @@ const autoNotString = fieldError('AutoreplyMessage', 'Autoreply Message must be 
 
 // ---------------------------------------------------------------- index
 
-test('keyword/index: records by Id in JSON and XML (reserve element names), only the caller\'s, HEAD without a body', async () => {
+storeTest('keyword/index: records by Id in JSON and XML (reserve element names), only the caller\'s, HEAD without a body', async () => {
   const { ctx, demo, other } = await fresh();
   for (const wire of WIRES) assertBody(await as(ctx, demo, { path: '/v1/keyword/index', wire }), wire, 200, []);
   const xmlEmpty = await as(ctx, demo, { path: '/v1/keyword/index', wire: 'xml' });
@@ -135,7 +135,7 @@ test('keyword/index: records by Id in JSON and XML (reserve element names), only
   assert.equal(head.headers['x-pagination-total-count'], '3');
 });
 
-test('keyword/index: the Number filter (read like reserve\'s Number), 422 when not an integer', async () => {
+storeTest('keyword/index: the Number filter (read like reserve\'s Number), 422 when not an integer', async () => {
   const { ctx, demo, other } = await fresh();
   const a = await reserve(ctx, demo, 'AAAA', '55155');
   const b = await reserve(ctx, demo, 'BBBB', '15550100001');
@@ -177,7 +177,7 @@ test('keyword/index: the Number filter (read like reserve\'s Number), 422 when n
   }
 });
 
-test('keyword/index: pagination headers and Link (CONVENTIONS §7), with and without the filter', async () => {
+storeTest('keyword/index: pagination headers and Link (CONVENTIONS §7), with and without the filter', async () => {
   const { ctx, demo } = await fresh();
   for (let i = 0; i < 5; i++) await reserve(ctx, demo, `WORD${i}`, i % 2 ? '15550100001' : '55155');
   const rows = await keywordsFromDb(ctx, demo.account.id);
@@ -218,20 +218,20 @@ test('keyword/index: pagination headers and Link (CONVENTIONS §7), with and wit
 
 // ---------------------------------------------------------------- view
 
-test('keyword/view: one record (XML: reserve element names); 404 for another account\'s id; 400 for a bad id', async () => {
+storeTest('keyword/view: one record (XML: reserve element names); 404 for another account\'s id; 400 for a bad id', async () => {
   const { ctx, demo, other } = await fresh();
   const id = await reserve(ctx, demo, 'Coffee', 15550100001, 'Free refill & <more>');
   const theirs = await reserve(ctx, other, 'TEAS', '55155');
   const row = (await rowOf(ctx, demo, id))!;
   for (const wire of WIRES) {
     assertBody(await as(ctx, demo, { path: '/v1/keyword/view', query: `id=${id}`, wire }), wire, 200, record(row, wire));
-    assertError(await as(ctx, demo, { path: '/v1/keyword/view', query: `id=${theirs}`, wire }), 404, 'Not Found', NOT_FOUND(theirs), wire);
-    assertError(await as(ctx, demo, { path: '/v1/keyword/view', query: `id=${UNUSED_ID}`, wire }), 404, 'Not Found', NOT_FOUND(UNUSED_ID), wire);
+    assertError(await as(ctx, demo, { path: '/v1/keyword/view', query: `id=${theirs}`, wire }), 404, NOT_FOUND(theirs), wire);
+    assertError(await as(ctx, demo, { path: '/v1/keyword/view', query: `id=${UNUSED_ID}`, wire }), 404, NOT_FOUND(UNUSED_ID), wire);
   }
   assert.equal((await as(ctx, demo, { path: '/v1/keyword/view', query: `id=+${id}` })).statusCode, 200);
-  assertError(await as(ctx, demo, { path: '/v1/keyword/view', query: 'id=0' }), 404, 'Not Found', NOT_FOUND(0));
-  assertError(await as(ctx, demo, { path: '/v1/keyword/view' }), 400, 'Bad Request', 'Missing required parameters: id');
-  assertError(await as(ctx, demo, { path: '/v1/keyword/view', query: 'id=abc' }), 400, 'Bad Request', 'Invalid data received for parameter "id".');
+  assertError(await as(ctx, demo, { path: '/v1/keyword/view', query: 'id=0' }), 404, NOT_FOUND(0));
+  assertError(await as(ctx, demo, { path: '/v1/keyword/view' }), 400, 'Missing required parameters: id');
+  assertError(await as(ctx, demo, { path: '/v1/keyword/view', query: 'id=abc' }), 400, 'Invalid data received for parameter "id".');
   const head = await as(ctx, demo, { method: 'HEAD', path: '/v1/keyword/view', query: `id=${id}` });
   assert.equal(head.statusCode, 200);
   assert.equal(head.body, '');
@@ -239,7 +239,7 @@ test('keyword/view: one record (XML: reserve element names); 404 for another acc
 
 // ---------------------------------------------------------------- update
 
-test('keyword/update: only the fields sent change; 200 with one record (not a list) in JSON and XML; PUT and PATCH', async () => {
+storeTest('keyword/update: only the fields sent change; 200 with one record (not a list) in JSON and XML; PUT and PATCH', async () => {
   const { ctx, demo } = await fresh();
   const id = await reserve(ctx, demo, 'Pizza', '55155', 'Hot pizza');
   const update = (body: unknown, wire: Wire = 'json', method: 'PUT' | 'PATCH' = 'PUT') =>
@@ -281,7 +281,7 @@ test('keyword/update: only the fields sent change; 200 with one record (not a li
   assert.equal(check.body, `{"Keyword":"${long.toLowerCase()}","Number":55155,"Available":false}`);
 });
 
-test('keyword/update: reserve\'s rules with exact messages; blank is refused when sent; a failed update changes nothing', async () => {
+storeTest('keyword/update: reserve\'s rules with exact messages; blank is refused when sent; a failed update changes nothing', async () => {
   const { ctx, demo, other } = await fresh();
   const id = await reserve(ctx, demo, 'Pizza', '55155', 'Hot');
   const cases: [string, unknown, { field: string; message: string }[]][] = [
@@ -326,7 +326,7 @@ test('keyword/update: reserve\'s rules with exact messages; blank is refused whe
   assert.deepEqual(await snapshotAccount(ctx, demo.account.id), before, 'nothing changed');
 });
 
-test('keyword/update: unique on the (new) number across all accounts, itself excepted', async () => {
+storeTest('keyword/update: unique on the (new) number across all accounts, itself excepted', async () => {
   const { ctx, demo, other } = await fresh();
   const pizza = await reserve(ctx, demo, 'Pizza', '55155');
   const burger = await reserve(ctx, demo, 'Burger', '15550100001');
@@ -358,7 +358,7 @@ test('keyword/update: unique on the (new) number across all accounts, itself exc
   assert422(await as(ctx, other, { method: 'PUT', path: '/v1/keyword/update', query: `id=${tacos}`, body: { Keyword: 'BURGER' } }), [taken('BURGER')]);
 });
 
-test('keyword/update: 404 for another account\'s id or an unknown id, before any 422; 400 for a bad id', async () => {
+storeTest('keyword/update: 404 for another account\'s id or an unknown id, before any 422; 400 for a bad id', async () => {
   const { ctx, demo, other } = await fresh();
   await reserve(ctx, demo, 'MINE', '55155');
   const theirs = await reserve(ctx, other, 'THEIRS', '55155');
@@ -367,18 +367,18 @@ test('keyword/update: 404 for another account\'s id or an unknown id, before any
     for (const body of [{ Keyword: 'CHANGED' }, { Keyword: '' }, { Keyword: 'stop', Number: 'x' }]) {
       for (const id of [theirs, UNUSED_ID]) {
         const res = await as(ctx, demo, { method: 'PATCH', path: '/v1/keyword/update', query: `id=${id}`, body, wire });
-        assertError(res, 404, 'Not Found', NOT_FOUND(id), wire);
+        assertError(res, 404, NOT_FOUND(id), wire);
       }
     }
   }
   assert.deepEqual(await snapshotAccount(ctx, other.account.id), theirsBefore);
-  assertError(await as(ctx, demo, { method: 'PUT', path: '/v1/keyword/update', body: { Keyword: 'X' } }), 400, 'Bad Request', 'Missing required parameters: id');
-  assertError(await as(ctx, demo, { method: 'PUT', path: '/v1/keyword/update', query: 'id=1.5', body: {} }), 400, 'Bad Request', 'Invalid data received for parameter "id".');
+  assertError(await as(ctx, demo, { method: 'PUT', path: '/v1/keyword/update', body: { Keyword: 'X' } }), 400, 'Missing required parameters: id');
+  assertError(await as(ctx, demo, { method: 'PUT', path: '/v1/keyword/update', query: 'id=1.5', body: {} }), 400, 'Invalid data received for parameter "id".');
 });
 
 // ---------------------------------------------------------------- delete
 
-test('keyword/delete: 204 with an empty body; the keyword is released; the account\'s groups that pointed to it get KeywordId 0', async () => {
+storeTest('keyword/delete: 204 with an empty body; the keyword is released; the account\'s groups that pointed to it get KeywordId 0', async () => {
   const { ctx, demo, other } = await fresh();
   const id = await reserve(ctx, demo, 'JOIN', '55155');
   const keep = await reserve(ctx, demo, 'KEEP', '55155');
@@ -397,7 +397,7 @@ test('keyword/delete: 204 with an empty body; the keyword is released; the accou
       assert.equal(res.statusCode, 204, res.body);
       assert.equal(res.body, '');
     } else {
-      assertError(res, 404, 'Not Found', NOT_FOUND(id), wire); // already gone
+      assertError(res, 404, NOT_FOUND(id), wire); // already gone
     }
   }
   assert.deepEqual((await keywordsFromDb(ctx, demo.account.id)).map((r) => r.keyword), ['KEEP']);
@@ -413,19 +413,19 @@ test('keyword/delete: 204 with an empty body; the keyword is released; the accou
   // Released: the other account may now reserve it on the shared short code, and view/update 404.
   assert.equal((await as(ctx, other, { path: '/v1/keyword/check', query: 'Keyword=join&Number=55155' })).body, '{"Keyword":"join","Number":55155,"Available":true}');
   await reserve(ctx, other, 'join', '55155');
-  assertError(await as(ctx, demo, { path: '/v1/keyword/view', query: `id=${id}` }), 404, 'Not Found', NOT_FOUND(id));
+  assertError(await as(ctx, demo, { path: '/v1/keyword/view', query: `id=${id}` }), 404, NOT_FOUND(id));
 });
 
-test('keyword/delete: 404 for another account\'s id (nothing deleted), 400 for a missing id; only DELETE', async () => {
+storeTest('keyword/delete: 404 for another account\'s id (nothing deleted), 400 for a missing id; only DELETE', async () => {
   const { ctx, demo, other } = await fresh();
   const theirs = await reserve(ctx, other, 'THEIRS', '55155');
   await ctx.store.db.updateTable('groups').set({ keyword_id: theirs }).where('id', '=', other.groups[0]!.Id).execute();
   const before = await snapshotAccount(ctx, other.account.id);
   for (const wire of WIRES) {
-    assertError(await as(ctx, demo, { method: 'DELETE', path: '/v1/keyword/delete', query: `id=${theirs}`, wire }), 404, 'Not Found', NOT_FOUND(theirs), wire);
+    assertError(await as(ctx, demo, { method: 'DELETE', path: '/v1/keyword/delete', query: `id=${theirs}`, wire }), 404, NOT_FOUND(theirs), wire);
   }
   assert.deepEqual(await snapshotAccount(ctx, other.account.id), before);
-  assertError(await as(ctx, demo, { method: 'DELETE', path: '/v1/keyword/delete' }), 400, 'Bad Request', 'Missing required parameters: id');
+  assertError(await as(ctx, demo, { method: 'DELETE', path: '/v1/keyword/delete' }), 400, 'Missing required parameters: id');
   for (const method of ['GET', 'POST', 'PUT'] as const) {
     const res = await as(ctx, other, { method, path: '/v1/keyword/delete', query: `id=${theirs}` });
     assert.equal(res.statusCode, 405, method);
@@ -436,7 +436,7 @@ test('keyword/delete: 404 for another account\'s id (nothing deleted), 400 for a
 
 // ---------------------------------------------------------------- check
 
-test('keyword/check: Available across every account sharing the number, case-insensitively; Keyword as sent, Number an integer', async () => {
+storeTest('keyword/check: Available across every account sharing the number, case-insensitively; Keyword as sent, Number an integer', async () => {
   const { ctx, demo, other } = await fresh();
   const check = (who: DemoAccount, query: string, wire: Wire = 'json') => as(ctx, who, { path: '/v1/keyword/check', query, wire });
   const expect = async (who: DemoAccount, Keyword: string, Number: string, number: number, available: boolean) => {
@@ -472,7 +472,7 @@ test('keyword/check: Available across every account sharing the number, case-ins
   assert.equal((await keywordsFromDb(ctx, demo.account.id)).length, 1);
 });
 
-test('keyword/check: invalid input gives reserve\'s 422 (rules, messages, order); GET only', async () => {
+storeTest('keyword/check: invalid input gives reserve\'s 422 (rules, messages, order); GET only', async () => {
   const { ctx, demo } = await fresh();
   const cases: [string, { field: string; message: string }[]][] = [
     ['', [kwBlank, numBlank]],
@@ -511,7 +511,7 @@ test('keyword/check: invalid input gives reserve\'s 422 (rules, messages, order)
 
 // ---------------------------------------------------------------- reserve on a shared short code
 
-test('keyword/reserve: a keyword taken by another account on a shared short code gives 422, in any case', async () => {
+storeTest('keyword/reserve: a keyword taken by another account on a shared short code gives 422, in any case', async () => {
   const { ctx, demo, other } = await fresh();
   await reserve(ctx, other, 'Pizza', '55155');
   const before = await snapshotAccount(ctx, demo.account.id);
@@ -531,7 +531,7 @@ test('keyword/reserve: a keyword taken by another account on a shared short code
   await reserve(ctx, demo, 'PIZZA', '15550100001');
 });
 
-test('keyword/*: the Allow header of each new path', async () => {
+storeTest('keyword/*: the Allow header of each new path', async () => {
   const { ctx, demo } = await fresh();
   const allow: Record<string, string> = {
     '/v1/keyword/index': 'GET, HEAD',

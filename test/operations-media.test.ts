@@ -1,11 +1,10 @@
 /**
- * media/upload, download, index, view, delete (API-EXTENSIONS §9), in JSON and XML, on the store
- * of the run (MSGSVC_TEST_STORE): real image bytes built in the test, the type read from the
+ * media/upload, download, index, view, delete (API-EXTENSIONS §9), in JSON and XML, on each store:
+ * real image bytes built in the test, the type read from the
  * content (never the name or the declared type), every §9 error with its exact message and
  * nothing stored, the 413 body limit (declared and streamed), uploads over app.inject and over a
  * real socket, the download's bytes, Content-Type, Content-Length and Range, Idempotency-Key.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +12,7 @@ import type { TestApp } from './helpers/app.ts';
 import { buildTestApp } from './helpers/app.ts';
 import { assert422, assertBody, assertError, fieldError, fmtTime, isXml, UNUSED_ID, WIRES, type Wire } from './helpers/operations.ts';
 import { bmpImage, gifImage, jpegImage, multipart, pngImage, tiffImage } from './helpers/images.ts';
+import { storeTest } from './helpers/stores.ts';
 
 const UPLOAD = '/v1/media/upload';
 const ONLY = 'Only files with these extensions are allowed: jpg, gif, bmp, png, tiff.';
@@ -64,7 +64,7 @@ const SAMPLES = [
   { name: 'scan.tiff', bytes: tiffImage(9, 4), mime: 'image/tiff', width: 9, height: 4 },
 ];
 
-test('media/upload stores jpg, gif, bmp, png and tiff: 201, the record, Location, and download gives the bytes back (JSON, XML)', async (t) => {
+storeTest('media/upload stores jpg, gif, bmp, png and tiff: 201, the record, Location, and download gives the bytes back (JSON, XML)', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   for (const wire of WIRES) {
@@ -92,7 +92,7 @@ test('media/upload stores jpg, gif, bmp, png and tiff: 201, the record, Location
   }
 });
 
-test('media/upload reads the type from the bytes, never from the name or the declared type', async (t) => {
+storeTest('media/upload reads the type from the bytes, never from the name or the declared type', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const png = pngImage(4, 4, () => [0, 0, 0]);
@@ -107,7 +107,7 @@ test('media/upload reads the type from the bytes, never from the name or the dec
   assert.equal(JSON.parse(dir.body).FileName, 'cat.png');
 });
 
-test('media/upload errors (§9): exact messages on `file`, in JSON and XML, and nothing stored', async (t) => {
+storeTest('media/upload errors (§9): exact messages on `file`, in JSON and XML, and nothing stored', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const before = await stored(ctx);
@@ -144,7 +144,7 @@ test('media/upload errors (§9): exact messages on `file`, in JSON and XML, and 
   }
 });
 
-test('media/upload: a file over 70.00MB gives 422 `The file "{name}" is too big.`; a body over the limit gives 413; nothing stored', async (t) => {
+storeTest('media/upload: a file over 70.00MB gives 422 `The file "{name}" is too big.`; a body over the limit gives 413; nothing stored', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const before = await stored(ctx);
@@ -171,7 +171,7 @@ test('media/upload: a file over 70.00MB gives 422 `The file "{name}" is too big.
   assert.deepEqual(await stored(ctx), before, 'delete removes the chunks');
 });
 
-test('media/upload: 413 past MSGSVC_MEDIA_BODY_LIMIT, declared or streamed over a real socket, nothing stored; 415 for another body type', async (t) => {
+storeTest('media/upload: 413 past MSGSVC_MEDIA_BODY_LIMIT, declared or streamed over a real socket, nothing stored; 415 for another body type', async (t) => {
   const ctx = await buildTestApp(t, { MSGSVC_MEDIA_BODY_LIMIT: '4096' });
   const demo = await ctx.seed();
   const before = await stored(ctx);
@@ -210,7 +210,7 @@ test('media/upload: 413 past MSGSVC_MEDIA_BODY_LIMIT, declared or streamed over 
   assert.deepEqual(await stored(ctx), before);
 });
 
-test('media/upload over a real socket (fetch + FormData, and a chunked multipart body) stores the file', async (t) => {
+storeTest('media/upload over a real socket (fetch + FormData, and a chunked multipart body) stores the file', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   await ctx.app.listen({ port: 0, host: '127.0.0.1' });
@@ -258,7 +258,7 @@ test('media/upload over a real socket (fetch + FormData, and a chunked multipart
   assert.match(body, /^201 \{"Id":\d+,"FileName":"chunked.bmp","MimeType":"image\/bmp","Size":6134,"Width":50,"Height":40,/);
 });
 
-test('media/index, view, download, delete: 404 for another account, paging, HEAD, delete removes it from templates', async (t) => {
+storeTest('media/index, view, download, delete: 404 for another account, paging, HEAD, delete removes it from templates', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const other = await ctx.seed('Other account');
@@ -274,11 +274,11 @@ test('media/index, view, download, delete: 404 for another account, paging, HEAD
     for (const path of ['/v1/media/view', '/v1/media/download', '/v1/media/delete']) {
       const method = path.endsWith('delete') ? 'DELETE' : 'GET';
       const res = await ctx.app.inject({ method, url: urlOf(path, other.token, wire, `id=${ids[0]}`), headers: acceptOf(wire) });
-      assertError(res, 404, 'Not Found', `Object not found: ${ids[0]}`, wire);
+      assertError(res, 404, `Object not found: ${ids[0]}`, wire);
       const missing = await ctx.app.inject({ method, url: urlOf(path, demo.token, wire, `id=${UNUSED_ID}`), headers: acceptOf(wire) });
-      assertError(missing, 404, 'Not Found', `Object not found: ${UNUSED_ID}`, wire);
+      assertError(missing, 404, `Object not found: ${UNUSED_ID}`, wire);
       const noId = await ctx.app.inject({ method, url: urlOf(path, demo.token, wire), headers: acceptOf(wire) });
-      assertError(noId, 400, 'Bad Request', 'Missing required parameters: id', wire);
+      assertError(noId, 400, 'Missing required parameters: id', wire);
     }
   }
   const paged = await ctx.app.inject({ url: urlOf('/v1/media/index', demo.token, 'json', 'per-page=2&page=2') });
@@ -301,7 +301,7 @@ test('media/index, view, download, delete: 404 for another account, paging, HEAD
   assert.equal((await ctx.store.db.selectFrom('media_chunks').select('seq').where('media_id', '=', ids[0]!).execute()).length, 0);
 });
 
-test('media/upload honours Idempotency-Key (API-EXTENSIONS §1): a replay stores nothing twice; another body gives 409', async (t) => {
+storeTest('media/upload honours Idempotency-Key (API-EXTENSIONS §1): a replay stores nothing twice; another body gives 409', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const png = pngImage(5, 5, () => [9, 9, 9]);
@@ -315,11 +315,11 @@ test('media/upload honours Idempotency-Key (API-EXTENSIONS §1): a replay stores
   assert.match(again.body, new RegExp(`<Id>${JSON.parse(first.body).Id}</Id>`));
   assert.deepEqual(await stored(ctx), before);
   const other = await upload(ctx, demo.token, pngImage(6, 5, () => [9, 9, 9]), { headers: { 'idempotency-key': 'up-1' } });
-  assertError(other, 409, 'Conflict', 'Idempotency-Key was used with a different request.');
+  assertError(other, 409, 'Idempotency-Key was used with a different request.');
   assert.deepEqual(await stored(ctx), before);
 });
 
-test('a slow upload does not hold up other requests meanwhile (SQLite spools it; PostgreSQL has its own connection)', async (t) => {
+storeTest('a slow upload does not hold up other requests meanwhile (SQLite spools it; PostgreSQL has its own connection)', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   await ctx.app.listen({ port: 0, host: '127.0.0.1' });

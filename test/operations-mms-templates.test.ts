@@ -1,12 +1,11 @@
 /**
  * mms-templates/index, view, create, update, delete (API-EXTENSIONS §9), in JSON and XML, on the
- * store of the run: the record from the database, every rule with its exact message (Name, Subject,
+ * store of each case: the record from the database, every rule with its exact message (Name, Subject,
  * Message, MediaIds: 1 to 10 media of the account), only the fields sent change, 404 for another
  * account's, Idempotency-Key; and MMS send / send-group / schedule / update-scheduled wired to
  * templates (API-EXTENSIONS §6): a template of the account, the MMS price (a setting), another
  * account's template `Mms Template Id is invalid.`; the demo's MMS scheduled messages name its templates.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestApp } from './helpers/app.ts';
 import { buildTestApp } from './helpers/app.ts';
@@ -14,6 +13,7 @@ import { assert422, assertBody, assertError, call, fieldError, fmtTime, UNUSED_I
 import { multipart, pngImage } from './helpers/images.ts';
 import { balanceOf } from './helpers/sms.ts';
 import { dateTimeForms, scheduledFromDb } from './helpers/scheduled.ts';
+import { storeTest } from './helpers/stores.ts';
 
 const CREATE = '/v1/mms-templates/create';
 const VIEW = '/v1/mms-templates/view';
@@ -50,7 +50,7 @@ async function templateRows(ctx: TestApp) {
   };
 }
 
-test('mms-templates create, view, index, update, delete: records from the database, Location, 204 (JSON, XML)', async (t) => {
+storeTest('mms-templates create, view, index, update, delete: records from the database, Location, 204 (JSON, XML)', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const m1 = await uploadPng(ctx, demo.token, 1);
@@ -85,13 +85,41 @@ test('mms-templates create, view, index, update, delete: records from the databa
   const del = await call(ctx.app, { method: 'DELETE', path: DELETE, token: demo.token, query: `id=${ids[0]}` });
   assert.equal(del.statusCode, 204);
   assert.equal(del.body, '');
-  assertError(await call(ctx.app, { path: VIEW, token: demo.token, query: `id=${ids[0]}` }), 404, 'Not Found', `Object not found: ${ids[0]}`);
+  assertError(await call(ctx.app, { path: VIEW, token: demo.token, query: `id=${ids[0]}` }), 404, `Object not found: ${ids[0]}`);
   assert.equal((await ctx.store.db.selectFrom('mms_template_media').select('media_id').where('template_id', '=', ids[0]!).execute()).length, 0);
   // The media stays.
   assert.equal((await call(ctx.app, { path: '/v1/media/view', token: demo.token, query: `id=${m1}` })).statusCode, 200);
 });
 
-test('mms-templates rules (§9): exact messages in field order, JSON and XML, nothing written', async (t) => {
+
+storeTest('mms-templates/update: the stored values again leave DateUpdated; a field or MediaIds change moves it', async (t) => {
+  const ctx = await buildTestApp(t);
+  const demo = await ctx.seed();
+  const PAST = 1_000_000_000;
+  const [m1, m2] = [await uploadPng(ctx, demo.token, 1), await uploadPng(ctx, demo.token, 2)];
+  const every = { Name: 'Same template', Subject: '', Message: 'Same message', MediaIds: [m1, m2] };
+  const created = await call(ctx.app, { method: 'POST', path: CREATE, token: demo.token, body: every });
+  const id = (JSON.parse(created.body) as { Id: number }).Id;
+  const past = () => ctx.store.db.updateTable('mms_templates').set({ updated_at: PAST }).where('id', '=', id).execute();
+  for (const [i, body] of [every, { Subject: null, MediaIds: [`${m1}`, m2, m1] }, { Message: 'Same message' }].entries()) {
+    await past();
+    const wire = WIRES[i]!;
+    const res = await call(ctx.app, { method: 'PUT', path: UPDATE, token: demo.token, wire, query: `id=${id}`, body });
+    const record = await templateFromDb(ctx, id);
+    assert.equal(record.DateUpdated, fmtTime(PAST), `${JSON.stringify(body)}: nothing saved`);
+    assertBody(res, wire, 200, record);
+  }
+  for (const body of [{ Subject: 'New subject' }, { MediaIds: [m2, m1] }, { MediaIds: [m1] }]) {
+    await call(ctx.app, { method: 'PUT', path: UPDATE, token: demo.token, query: `id=${id}`, body: every });
+    await past();
+    const before = Math.floor(Date.now() / 1000);
+    const res = await call(ctx.app, { method: 'PATCH', path: UPDATE, token: demo.token, query: `id=${id}`, body });
+    const record = await templateFromDb(ctx, id);
+    assert.ok(record.DateUpdated >= fmtTime(before), `${JSON.stringify(body)}: DateUpdated moves`);
+    assertBody(res, 'json', 200, record);
+  }
+});
+storeTest('mms-templates rules (§9): exact messages in field order, JSON and XML, nothing written', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const other = await ctx.seed('Other account');
@@ -137,17 +165,17 @@ test('mms-templates rules (§9): exact messages in field order, JSON and XML, no
   for (const wire of WIRES) {
     assert422(await call(ctx.app, { method: 'PATCH', path: UPDATE, token: demo.token, wire, query: `id=${id}`, body: { Name: '', MediaIds: [] } }), [fieldError('Name', 'Name cannot be blank.'), fieldError('MediaIds', 'Media Ids cannot be blank.')], wire);
     assert422(await call(ctx.app, { method: 'PUT', path: UPDATE, token: demo.token, wire, query: `id=${id}`, body: { MediaIds: [theirs] } }), [fieldError('MediaIds', 'Media Ids is invalid.')], wire);
-    assertError(await call(ctx.app, { method: 'PUT', path: UPDATE, token: other.token, wire, query: `id=${id}`, body: { Name: '' } }), 404, 'Not Found', `Object not found: ${id}`, wire);
+    assertError(await call(ctx.app, { method: 'PUT', path: UPDATE, token: other.token, wire, query: `id=${id}`, body: { Name: '' } }), 404, `Object not found: ${id}`, wire);
     for (const [method, path] of [['GET', VIEW], ['DELETE', DELETE]] as const) {
-      assertError(await call(ctx.app, { method, path, token: other.token, wire, query: `id=${id}` }), 404, 'Not Found', `Object not found: ${id}`, wire);
-      assertError(await call(ctx.app, { method, path, token: demo.token, wire }), 400, 'Bad Request', 'Missing required parameters: id', wire);
-      assertError(await call(ctx.app, { method, path, token: demo.token, wire, query: 'id=abc' }), 400, 'Bad Request', 'Invalid data received for parameter "id".', wire);
+      assertError(await call(ctx.app, { method, path, token: other.token, wire, query: `id=${id}` }), 404, `Object not found: ${id}`, wire);
+      assertError(await call(ctx.app, { method, path, token: demo.token, wire }), 400, 'Missing required parameters: id', wire);
+      assertError(await call(ctx.app, { method, path, token: demo.token, wire, query: 'id=abc' }), 400, 'Invalid data received for parameter "id".', wire);
     }
   }
   assert.deepEqual(await templateRows(ctx), snapshot);
 });
 
-test('mms-templates/create honours Idempotency-Key', async (t) => {
+storeTest('mms-templates/create honours Idempotency-Key', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const m = await uploadPng(ctx, demo.token, 1);
@@ -162,7 +190,7 @@ test('mms-templates/create honours Idempotency-Key', async (t) => {
   assert.deepEqual(await templateRows(ctx), before);
 });
 
-test('MMS send, send-group, schedule and update-scheduled name a template of the account and cost the MMS price (§6, §9)', async (t) => {
+storeTest('MMS send, send-group, schedule and update-scheduled name a template of the account and cost the MMS price (§6, §9)', async (t) => {
   const ctx = await buildTestApp(t, { MSGSVC_MMS_CREDITS: '5' });
   const demo = await ctx.seed();
   const other = await ctx.seed('Other account');
@@ -212,7 +240,7 @@ test('MMS send, send-group, schedule and update-scheduled name a template of the
   }
 });
 
-test("the demo's MMS scheduled messages name templates of the demo account, whose media exist", async (t) => {
+storeTest("the demo's MMS scheduled messages name templates of the demo account, whose media exist", async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const mms = demo.scheduledMessages.filter((m) => m.Type_Id === 2);

@@ -6,7 +6,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp } from './helpers/app.ts';
 import * as accounts from '../src/store/repositories/accounts.ts';
@@ -28,13 +27,14 @@ import {
   SCHEDULE_TIME,
   TIMESTAMP,
   WIRES,
-  XML_CT,
+  XML_TYPE,
   XML_DECL,
   fieldError,
   xmlDocument,
 } from './helpers/operations.ts';
+import { storeTest } from './helpers/stores.ts';
 
-test('numbers/index lists the account numbers in spec field order, JSON and XML', async (t) => {
+storeTest('numbers/index lists the account numbers in spec field order, JSON and XML', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const expected = await numbersFromDb(ctx, demo.account.id);
@@ -56,7 +56,7 @@ test('numbers/index lists the account numbers in spec field order, JSON and XML'
   assert.match(xml.body, /<item><Number>15550100004<\/Number><Status_Id>302<\/Status_Id><Status_Description>Permanently blocked\.<\/Status_Description><Blocked_Date>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d<\/Blocked_Date><\/item><\/response>\n$/);
 });
 
-test('numbers/index: Blocked_Date is a timestamp only for 301/302, null for Active/Inactive even with a stored block time', async (t) => {
+storeTest('numbers/index: Blocked_Date is a timestamp only for 301/302, null for Active/Inactive even with a stored block time', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const blockedAt = nowSeconds() - 7200;
@@ -77,14 +77,14 @@ test('numbers/index: Blocked_Date is a timestamp only for 301/302, null for Acti
   assert.deepEqual(list, await numbersFromDb(ctx, demo.account.id));
 });
 
-test('credits/balance answers one object, JSON and XML', async (t) => {
+storeTest('credits/balance answers one object, JSON and XML', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   for (const wire of WIRES) {
     const res = await call(ctx.app, { path: '/v1/credits/balance', token: demo.token, wire });
     assert.equal(res.statusCode, 200);
     if (isXml(wire)) {
-      assert.equal(res.headers['content-type'], XML_CT);
+      assert.equal(res.headers['content-type'], XML_TYPE);
       assertXmlLayout(res.body);
       assert.equal(res.body, `${XML_DECL}\n<response><AvailableCredits>2500</AvailableCredits></response>\n`);
     } else {
@@ -97,7 +97,7 @@ test('credits/balance answers one object, JSON and XML', async (t) => {
   assert.equal(res.body, '{"AvailableCredits":2517}');
 });
 
-test('sms/single-schedule-messages lists every scheduled message, JSON and XML', async (t) => {
+storeTest('sms/single-schedule-messages lists every scheduled message, JSON and XML', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const expected = await messagesFromDb(ctx, demo.account.id);
@@ -131,7 +131,7 @@ test('sms/single-schedule-messages lists every scheduled message, JSON and XML',
   assert.match(xml.body, /<DateTime>\d{4}:\d\d:\d\d \d\d:\d\d:\d\d<\/DateTime>/);
 });
 
-test('sms/single-schedule-messages: DateTime is the stored time with colons in the date part', async (t) => {
+storeTest('sms/single-schedule-messages: DateTime is the stored time with colons in the date part', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const rows = await ctx.store.db.selectFrom('scheduled_messages').select(['id', 'scheduled_at']).where('account_id', '=', demo.account.id).orderBy('id').execute();
@@ -146,7 +146,7 @@ test('sms/single-schedule-messages: DateTime is the stored time with colons in t
   }
 });
 
-test('contacts/find returns the full Contact record, JSON and XML', async (t) => {
+storeTest('contacts/find returns the full Contact record, JSON and XML', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   for (const contact of [demo.contacts[0]!, demo.contacts[1]!, demo.contacts[3]!, demo.contacts[4]!, demo.contacts[5]!]) {
@@ -180,7 +180,7 @@ test('contacts/find returns the full Contact record, JSON and XML', async (t) =>
   assert.ok(x1.body.startsWith(`${XML_DECL}\n<response><Id>${c1.Id}</Id><Number>${c1.Number}</Number><OptedOut>0</OptedOut><FirstName>Liam</FirstName>`), x1.body);
 });
 
-test('contacts/find: unset BirthDay is 0000-00-00, unset Email/Zip/City are ""', async (t) => {
+storeTest('contacts/find: unset BirthDay is 0000-00-00, unset Email/Zip/City are ""', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const now = nowSeconds();
@@ -208,7 +208,7 @@ test('contacts/find: unset BirthDay is 0000-00-00, unset Email/Zip/City are ""',
   assertXmlLayout(xml.body);
 });
 
-test('contacts/find: special characters are escaped in XML, non-ASCII is not escaped in JSON, control characters dropped in XML', async (t) => {
+storeTest('contacts/find: special characters are escaped in XML, non-ASCII is not escaped in JSON, control characters dropped in XML', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   await contactsRepo.insertContact(
@@ -226,7 +226,7 @@ test('contacts/find: special characters are escaped in XML, non-ASCII is not esc
   assert.ok(xml.body.includes('<City>São Paulo</City>'));
 });
 
-test('contacts/find: every common writing of the number finds the same contact', async (t) => {
+storeTest('contacts/find: every common writing of the number finds the same contact', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const id = await contactsRepo.insertContact(
@@ -251,25 +251,25 @@ test('contacts/find: every common writing of the number finds the same contact',
   }
 });
 
-test('contacts/find: missing number 400, blank or invalid number 422, unknown number 404', async (t) => {
+storeTest('contacts/find: missing number 400, blank or invalid number 422, unknown number 404', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   for (const wire of WIRES) {
     const missing = await call(ctx.app, { path: '/v1/contacts/find', token: demo.token, wire });
-    assertError(missing, 400, 'Bad Request', 'Missing required parameters: number', wire);
+    assertError(missing, 400, 'Missing required parameters: number', wire);
     for (const bad of ['abc', '123', '+1555123456789012']) {
       const res = await call(ctx.app, { path: '/v1/contacts/find', token: demo.token, query: `number=${encodeURIComponent(bad)}`, wire });
       assert422(res, [fieldError('number', 'Number is invalid.')], wire);
     }
     const unknown = await call(ctx.app, { path: '/v1/contacts/find', token: demo.token, query: `number=${encodeURIComponent('+15559999999')}`, wire });
-    assertError(unknown, 404, 'Not Found', 'Object not found: +15559999999', wire);
+    assertError(unknown, 404, 'Object not found: +15559999999', wire);
   }
   const blank = await call(ctx.app, { path: '/v1/contacts/find', token: demo.token, query: 'number=' });
   assert.equal(blank.statusCode, 422);
   assert.equal((JSON.parse(blank.body) as { field: string }[])[0]!.field, 'number');
 });
 
-test('MSGSVC_TIMEZONE renders every timestamp in the configured zone', async (t) => {
+storeTest('MSGSVC_TIMEZONE renders every timestamp in the configured zone', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'msgsvc-ops-tz-'));
   const utc = await buildTestApp(undefined, {}, { dir });
   const tz = 'America/New_York';

@@ -1,5 +1,5 @@
 /**
- * `POST /v1/sandbox/inbound` (API-EXTENSIONS §8), on the store of the run (MSGSVC_TEST_STORE): its
+ * `POST /v1/sandbox/inbound` (API-EXTENSIONS §8), on each store: its
  * body (`From` a phone number, `To` an account number of the caller, `Message` required) with
  * every 422 in field order and nothing stored; `To` in its accepted writings and any status; 201
  * with the list of the caller's inbound records (one, or none) in JSON and XML; Idempotency-Key
@@ -7,7 +7,6 @@
  * with `msgsvc serve` dispatching, a message's whole life: a send Delivered, a STOP, its
  * confirmation Delivered, the next send refused, a keyword's autoreply Delivered (bounded polling).
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +14,7 @@ import { join } from 'node:path';
 import { buildApp } from '../src/app.ts';
 import type { Config } from '../src/config.ts';
 import { parseDatabaseUrl } from '../src/config.ts';
-import { createDemoAccount, type DemoAccount } from '../src/cli/demo.ts';
+import { createDemoAccount, type DemoAccount } from '../src/domain/demo.ts';
 import { createTimeFormat } from '../src/lib/time.ts';
 import { recordMappers } from '../src/records/index.ts';
 import { migrateToLatest, openStore } from '../src/store/db.ts';
@@ -24,9 +23,8 @@ import { buildTestApp, testDatabaseUrl, type TestApp } from './helpers/app.ts';
 import { assertBody, assertError, call, expectRejected, fieldError, WIRES, type Wire } from './helpers/operations.ts';
 import { countMessages, messageFromDb, setNumberStatus } from './helpers/sms.ts';
 import { startServerProcess } from './helpers/net.ts';
-import { testStoreKind } from './helpers/stores.ts';
+import { storeTest } from './helpers/stores.ts';
 
-const kind = testStoreKind();
 const INBOUND = '/v1/sandbox/inbound';
 
 async function lastInbound(ctx: TestApp, accountId: number) {
@@ -34,7 +32,7 @@ async function lastInbound(ctx: TestApp, accountId: number) {
   return messageFromDb(ctx, r.id);
 }
 
-test(`[${kind}] sandbox/inbound: 201, a list of the one inbound Message stored for the caller, Location to sms/view (JSON, XML, _format=xml, form body)`, async (t) => {
+storeTest('sandbox/inbound: 201, a list of the one inbound Message stored for the caller, Location to sms/view (JSON, XML, _format=xml, form body)', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   for (const wire of WIRES) {
@@ -52,7 +50,7 @@ test(`[${kind}] sandbox/inbound: 201, a list of the one inbound Message stored f
   assert.equal((await lastInbound(ctx, demo.account.id)).Message, 'form body');
 });
 
-test(`[${kind}] sandbox/inbound: To is any number of the caller (any status), as an integer, digits with +, or a phone number in any format`, async (t) => {
+storeTest('sandbox/inbound: To is any number of the caller (any status), as an integer, digits with +, or a phone number in any format', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   await setNumberStatus(ctx, demo.account.id, '15550100004', 302);
@@ -73,7 +71,7 @@ test(`[${kind}] sandbox/inbound: To is any number of the caller (any status), as
   }
 });
 
-test(`[${kind}] sandbox/inbound: every rule with its exact message, in the order From, To, Message; nothing stored`, async (t) => {
+storeTest('sandbox/inbound: every rule with its exact message, in the order From, To, Message; nothing stored', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const other = await ctx.seed('Other');
@@ -117,7 +115,7 @@ test(`[${kind}] sandbox/inbound: every rule with its exact message, in the order
   assert.equal(res.statusCode, 201, res.body);
 });
 
-test(`[${kind}] sandbox/inbound: an empty list (no Location) when the text went to another account's keyword on a shared short code`, async (t) => {
+storeTest(`sandbox/inbound: an empty list (no Location) when the text went to another account's keyword on a shared short code`, async (t) => {
   const ctx = await buildTestApp(t);
   const a = await ctx.seed('A');
   const b = await ctx.seed('B');
@@ -132,7 +130,7 @@ test(`[${kind}] sandbox/inbound: an empty list (no Location) when the text went 
   assert.equal(await countMessages(ctx, b.account.id), 6, 'three texts and three autoreplies, all in B');
 });
 
-test(`[${kind}] sandbox/inbound honours Idempotency-Key: a replay stores, opts out and replies nothing twice`, async (t) => {
+storeTest('sandbox/inbound honours Idempotency-Key: a replay stores, opts out and replies nothing twice', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const post = (wire: Wire, message = 'STOP') =>
@@ -157,7 +155,7 @@ test(`[${kind}] sandbox/inbound honours Idempotency-Key: a replay stores, opts o
   assert.equal(JSON.parse(other.body).message, 'Idempotency-Key was used with a different request.');
 });
 
-test(`[${kind}] sandbox/inbound: when the sandbox is not the carrier the path is unknown (404 before the method and token checks, nothing stored); with it, 405 and 401 as any operation`, async (t) => {
+storeTest('sandbox/inbound: when the sandbox is not the carrier the path is unknown (404 before the method and token checks, nothing stored); with it, 405 and 401 as any operation', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   // What any other carrier's configuration looks like to the route (the SMPP carrier's setting comes with it).
@@ -166,17 +164,17 @@ test(`[${kind}] sandbox/inbound: when the sandbox is not the carrier the path is
   await app.ready();
   for (const wire of WIRES) {
     const res = await call(app, { method: 'POST', path: INBOUND, token: demo.token, wire, body: { From: '+15551234567', To: '55155', Message: 'STOP' } });
-    assertError(res, 404, 'Not Found', 'Page not found.', wire);
+    assertError(res, 404, 'Page not found.', wire);
   }
   // An unknown path: no 405 for another method, no 401 without a token.
-  assertError(await call(app, { path: INBOUND, token: demo.token }), 404, 'Not Found', 'Page not found.');
-  assertError(await call(app, { method: 'POST', path: INBOUND, token: 'nope', body: {} }), 404, 'Not Found', 'Page not found.');
+  assertError(await call(app, { path: INBOUND, token: demo.token }), 404, 'Page not found.');
+  assertError(await call(app, { method: 'POST', path: INBOUND, token: 'nope', body: {} }), 404, 'Page not found.');
   assert.equal(await countMessages(ctx), 0);
   // With the sandbox: the usual method and token checks.
   const get = await call(ctx.app, { path: INBOUND, token: demo.token });
   assert.equal(get.statusCode, 405);
   assert.equal(get.headers.allow, 'POST');
-  assertError(await call(ctx.app, { method: 'POST', path: INBOUND, token: 'nope', body: {} }), 401, 'Unauthorized', 'Your request was made with invalid credentials.');
+  assertError(await call(ctx.app, { method: 'POST', path: INBOUND, token: 'nope', body: {} }), 401, 'Your request was made with invalid credentials.');
 });
 
 // ------------------------------------------------------------------ over a real socket
@@ -213,7 +211,7 @@ async function logUntil(url: string, done: (log: Logged[]) => boolean, ms = 10_0
   return log;
 }
 
-test(`[${kind}] over a real socket with the dispatcher running: send Delivered, STOP, its confirmation Delivered, the next send refused; a keyword's autoreply Delivered`, { timeout: 60_000 }, async (t) => {
+storeTest(`over a real socket with the dispatcher running: send Delivered, STOP, its confirmation Delivered, the next send refused; a keyword's autoreply Delivered`, { timeout: 60_000 }, async (t) => {
   const { databaseUrl, demo } = await seeded(t);
   const token = encodeURIComponent(demo.token);
   const server = await startServerProcess({ DATABASE_URL: databaseUrl, MSGSVC_SANDBOX_RECEIPT_MS: '100', MSGSVC_DISPATCH_POLL_MS: '20' });

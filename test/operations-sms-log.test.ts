@@ -4,13 +4,13 @@
  * message, and records through a message's life (Sent, Delivered, Undelivered, Failed, Rejected)
  * moved by the dispatcher on a manual clock.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { DemoAccount } from '../src/cli/demo.ts';
+import type { DemoAccount } from '../src/domain/demo.ts';
 import { insertMessage } from '../src/store/repositories/message-log.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { assert422, assertBody, assertError, call, fieldError, UNUSED_ID, WIRES, XML_DECL } from './helpers/operations.ts';
 import { accountMessagesFromDb, messageFromDb, setOptedOut, testDispatcher } from './helpers/sms.ts';
+import { storeTest } from './helpers/stores.ts';
 
 const INDEX = '/v1/sms/index';
 const VIEW = '/v1/sms/view';
@@ -38,7 +38,7 @@ async function inbound(ctx: TestApp, accountId: number, from: string): Promise<n
   return row.id;
 }
 
-test('sms/index: the account\'s log newest first, records from the database (JSON, XML, HEAD), paginated', async (t) => {
+storeTest('sms/index: the account\'s log newest first, records from the database (JSON, XML, HEAD), paginated', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const other = await ctx.seed('Other account');
@@ -70,7 +70,7 @@ test('sms/index: the account\'s log newest first, records from the database (JSO
   assert.equal(head.headers['x-pagination-total-count'], String(all.length));
 });
 
-test('sms/index filters: Direction, Status_Id, MobilePhone (any format), BatchId (another account\'s: empty), combined', async (t) => {
+storeTest('sms/index filters: Direction, Status_Id, MobilePhone (any format), BatchId (another account\'s: empty), combined', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const other = await ctx.seed('Other account');
@@ -110,7 +110,7 @@ test('sms/index filters: Direction, Status_Id, MobilePhone (any format), BatchId
   await check('Direction=&Status_Id=&MobilePhone=&BatchId=', all);
 });
 
-test('sms/index: a bad filter value is a 422 on that field, in order; no pagination headers', async (t) => {
+storeTest('sms/index: a bad filter value is a 422 on that field, in order; no pagination headers', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const cases: [string, { field: string; message: string }[]][] = [
@@ -142,7 +142,7 @@ test('sms/index: a bad filter value is a 422 on that field, in order; no paginat
   }
 });
 
-test('sms/view: one record through its life (Queued, Sent, Delivered/Undelivered/Failed/Rejected); 404 and 400', async (t) => {
+storeTest('sms/view: one record through its life (Queued, Sent, Delivered/Undelivered/Failed/Rejected); 404 and 400', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const other = await ctx.seed('Other account');
@@ -188,9 +188,9 @@ test('sms/view: one record through its life (Queued, Sent, Delivered/Undelivered
   );
   const theirs = await send(ctx, other, { MobilePhone: '+15551234567' });
   for (const wire of WIRES) {
-    assertError(await call(ctx.app, { path: VIEW, token: demo.token, query: `id=${theirs}`, wire }), 404, 'Not Found', `Object not found: ${theirs}`, wire);
-    assertError(await call(ctx.app, { path: VIEW, token: demo.token, query: `id=${UNUSED_ID}`, wire }), 404, 'Not Found', `Object not found: ${UNUSED_ID}`, wire);
+    assertError(await call(ctx.app, { path: VIEW, token: demo.token, query: `id=${theirs}`, wire }), 404, `Object not found: ${theirs}`, wire);
+    assertError(await call(ctx.app, { path: VIEW, token: demo.token, query: `id=${UNUSED_ID}`, wire }), 404, `Object not found: ${UNUSED_ID}`, wire);
   }
-  assertError(await call(ctx.app, { path: VIEW, token: demo.token }), 400, 'Bad Request', 'Missing required parameters: id');
-  assertError(await call(ctx.app, { path: VIEW, token: demo.token, query: 'id=abc' }), 400, 'Bad Request', 'Invalid data received for parameter "id".');
+  assertError(await call(ctx.app, { path: VIEW, token: demo.token }), 400, 'Missing required parameters: id');
+  assertError(await call(ctx.app, { path: VIEW, token: demo.token, query: 'id=abc' }), 400, 'Invalid data received for parameter "id".');
 });

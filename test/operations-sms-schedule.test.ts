@@ -1,14 +1,13 @@
 /**
  * sms/schedule, view-scheduled, update-scheduled and cancel-scheduled (API-EXTENSIONS §6, from
- * `schedule` to the end of §6), in JSON and XML, on the store of the run (MSGSVC_TEST_STORE), with
+ * `schedule` to the end of §6), in JSON and XML, on each store, with
  * a manual clock: the record (spec) from the database, Location, every validation rule with its
  * exact message and §6 field order, the three DateTime forms and the time zone (daylight saving
  * included), "only the fields sent change", 404 before 422, cancel's 204, and Idempotency-Key
  * replays that create and reserve nothing twice. The status life is test/store-scheduler.test.ts.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { DemoAccount } from '../src/cli/demo.ts';
+import type { DemoAccount } from '../src/domain/demo.ts';
 import { createManualClock, type ManualClock } from '../src/lib/time.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import {
@@ -27,6 +26,7 @@ import {
 import { balanceOf } from './helpers/sms.ts';
 import { insertNumber } from '../src/store/repositories/numbers.ts';
 import { CANCEL, dateTimeForms, LIST, SCHEDULE, UPDATE, VIEW, lastScheduledId, schedule, scheduledFromDb, stateOf, testScheduler } from './helpers/scheduled.ts';
+import { storeTest } from './helpers/stores.ts';
 
 const RECIPIENT = '+15551234567';
 const DAY = 86_400;
@@ -41,7 +41,7 @@ const optedOut = (demo: DemoAccount) => demo.contacts.find((c) => c.OptedOut ===
 
 // ------------------------------------------------------------------ schedule
 
-test('sms/schedule: 201, the Pending record, Location to view-scheduled; view-scheduled and the list show it; nothing debited yet (JSON, XML)', async (t) => {
+storeTest('sms/schedule: 201, the Pending record, Location to view-scheduled; view-scheduled and the list show it; nothing debited yet (JSON, XML)', async (t) => {
   const { ctx, demo, now } = await setup(t);
   const balance = await balanceOf(ctx, demo.account.id);
   const at = now() + 3600;
@@ -80,7 +80,7 @@ test('sms/schedule: 201, the Pending record, Location to view-scheduled; view-sc
   );
 });
 
-test('sms/schedule: every rule with its exact message, in §6 field order; nothing is written (JSON, XML)', async (t) => {
+storeTest('sms/schedule: every rule with its exact message, in §6 field order; nothing is written (JSON, XML)', async (t) => {
   const { ctx, demo, now } = await setup(t);
   const other = await ctx.seed('Other');
   // A number only the other account holds (the demo accounts share theirs).
@@ -161,7 +161,7 @@ test('sms/schedule: every rule with its exact message, in §6 field order; nothi
   assert422(form, [fieldError('MobilePhone', 'Mobile Phone cannot be blank.'), fieldError('DateTime', 'Date Time cannot be blank.')]);
 });
 
-test('sms/schedule: what is accepted — the bounds of DateTime, optional Message, an SMS ignores MmsTemplateId, Number given, an opted-out recipient (Pending)', async (t) => {
+storeTest('sms/schedule: what is accepted — the bounds of DateTime, optional Message, an SMS ignores MmsTemplateId, Number given, an opted-out recipient (Pending)', async (t) => {
   const { ctx, demo, now } = await setup(t);
   const accepted = async (body: Record<string, unknown>) => scheduledFromDb(ctx, await schedule(ctx, demo.token, { MobilePhone: RECIPIENT, ...body }));
   assert.equal((await accepted({ DateTime: dateTimeForms(now() + 1).colons })).DateTime, dateTimeForms(now() + 1).colons, 'one second ahead');
@@ -182,7 +182,7 @@ test('sms/schedule: what is accepted — the bounds of DateTime, optional Messag
   assert.equal(quoted.Type_Id, 1);
 });
 
-test('sms/schedule: the three DateTime forms, in the service time zone (MSGSVC_TIMEZONE) or with an offset; daylight saving gaps and overlaps as PHP reads them', async (t) => {
+storeTest('sms/schedule: the three DateTime forms, in the service time zone (MSGSVC_TIMEZONE) or with an offset; daylight saving gaps and overlaps as PHP reads them', async (t) => {
   const clock = createManualClock(Date.UTC(2026, 2, 1, 12, 0, 0)); // 07:00 in New York (EST)
   const { ctx, demo } = await setup(t, { MSGSVC_TIMEZONE: 'America/New_York' }, clock);
   const utcApp = await buildTestApp(t, {}, { clock });
@@ -227,7 +227,7 @@ test('sms/schedule: the three DateTime forms, in the service time zone (MSGSVC_T
   ]);
 });
 
-test('sms/schedule: an Idempotency-Key replay creates nothing and reserves nothing twice; the same key with another body is a 409', async (t) => {
+storeTest('sms/schedule: an Idempotency-Key replay creates nothing and reserves nothing twice; the same key with another body is a 409', async (t) => {
   const { ctx, demo, clock, now } = await setup(t);
   const before = await balanceOf(ctx, demo.account.id);
   const body = JSON.stringify({ MobilePhone: RECIPIENT, Message: 'b'.repeat(200), DateTime: dateTimeForms(now() + 3600).colons });
@@ -242,7 +242,7 @@ test('sms/schedule: an Idempotency-Key replay creates nothing and reserves nothi
   assert.equal(again.headers.location, first.headers.location);
   assert.equal((await post(body, 'application/xml')).statusCode, 201);
   const conflict = await post(body.replace('bbb', 'ccc'));
-  assertError(conflict, 409, 'Conflict', 'Idempotency-Key was used with a different request.');
+  assertError(conflict, 409, 'Idempotency-Key was used with a different request.');
   const rows = await ctx.store.db.selectFrom('scheduled_messages').select('id').where('account_id', '=', demo.account.id).where('reserved_credits', 'is not', null).execute();
   assert.equal(rows.length, 1, 'one scheduled message');
   await testScheduler(ctx, clock).drain();
@@ -254,22 +254,22 @@ test('sms/schedule: an Idempotency-Key replay creates nothing and reserves nothi
 
 // ------------------------------------------------------------------ view, update, cancel
 
-test('view-scheduled: 404 for an unknown id, another account’s, and one cancelled; 400 for a missing or bad id', async (t) => {
+storeTest('view-scheduled: 404 for an unknown id, another account’s, and one cancelled; 400 for a missing or bad id', async (t) => {
   const { ctx, demo, now } = await setup(t);
   const other = await ctx.seed('Other');
   const theirs = await schedule(ctx, other.token, { MobilePhone: RECIPIENT, DateTime: dateTimeForms(now() + 60).colons });
   for (const wire of WIRES) {
-    assertError(await call(ctx.app, { path: VIEW, token: demo.token, wire, query: `id=${UNUSED_ID}` }), 404, 'Not Found', `Object not found: ${UNUSED_ID}`, wire);
-    assertError(await call(ctx.app, { path: VIEW, token: demo.token, wire, query: `id=${theirs}` }), 404, 'Not Found', `Object not found: ${theirs}`, wire);
-    assertError(await call(ctx.app, { path: VIEW, token: demo.token, wire }), 400, 'Bad Request', 'Missing required parameters: id', wire);
-    assertError(await call(ctx.app, { path: VIEW, token: demo.token, wire, query: 'id=abc' }), 400, 'Bad Request', 'Invalid data received for parameter "id".', wire);
+    assertError(await call(ctx.app, { path: VIEW, token: demo.token, wire, query: `id=${UNUSED_ID}` }), 404, `Object not found: ${UNUSED_ID}`, wire);
+    assertError(await call(ctx.app, { path: VIEW, token: demo.token, wire, query: `id=${theirs}` }), 404, `Object not found: ${theirs}`, wire);
+    assertError(await call(ctx.app, { path: VIEW, token: demo.token, wire }), 400, 'Missing required parameters: id', wire);
+    assertError(await call(ctx.app, { path: VIEW, token: demo.token, wire, query: 'id=abc' }), 400, 'Invalid data received for parameter "id".', wire);
   }
   // The demo's own scheduled messages (never managed by the service) are shown as they are.
   const demoRow = demo.scheduledMessages[0]!;
   assert.deepEqual(JSON.parse((await call(ctx.app, { path: VIEW, token: demo.token, query: `id=${demoRow.Id}` })).body), demoRow);
 });
 
-test('update-scheduled: PUT and PATCH; only the fields sent change; it is Pending again; every rule as schedule; required fields may be left out, not sent blank (JSON, XML)', async (t) => {
+storeTest('update-scheduled: PUT and PATCH; only the fields sent change; it is Pending again; every rule as schedule; required fields may be left out, not sent blank (JSON, XML)', async (t) => {
   const { ctx, demo, clock, now } = await setup(t);
   const at = now() + 3600;
   const id = await schedule(ctx, demo.token, { MobilePhone: RECIPIENT, Message: 'first', DateTime: dateTimeForms(at).colons, Subject: 'Sub' });
@@ -328,17 +328,17 @@ test('update-scheduled: PUT and PATCH; only the fields sent change; it is Pendin
   );
 });
 
-test('update-scheduled: the record is looked up after the body is read and before the database rules (404 before 422); another account’s is a 404; an MMS keeps its template', async (t) => {
+storeTest('update-scheduled: the record is looked up after the body is read and before the database rules (404 before 422); another account’s is a 404; an MMS keeps its template', async (t) => {
   const { ctx, demo, now } = await setup(t);
   const other = await ctx.seed('Other');
   const theirs = await schedule(ctx, other.token, { MobilePhone: RECIPIENT, DateTime: dateTimeForms(now() + 60).colons });
   for (const wire of WIRES) {
     for (const target of [UNUSED_ID, theirs]) {
       const res = await call(ctx.app, { method: 'PATCH', path: UPDATE, token: demo.token, wire, query: `id=${target}`, body: { MobilePhone: '', Number: 1 } });
-      assertError(res, 404, 'Not Found', `Object not found: ${target}`, wire);
+      assertError(res, 404, `Object not found: ${target}`, wire);
     }
-    assertError(await call(ctx.app, { method: 'PATCH', path: UPDATE, token: demo.token, wire, body: {} }), 400, 'Bad Request', 'Missing required parameters: id', wire);
-    assertError(await call(ctx.app, { method: 'PATCH', path: UPDATE, token: demo.token, wire, query: `id=${theirs}`, rawBody: '{"a":' }), 400, 'Bad Request', 'Invalid JSON data in request body: Syntax error', wire);
+    assertError(await call(ctx.app, { method: 'PATCH', path: UPDATE, token: demo.token, wire, body: {} }), 400, 'Missing required parameters: id', wire);
+    assertError(await call(ctx.app, { method: 'PATCH', path: UPDATE, token: demo.token, wire, query: `id=${theirs}`, rawBody: '{"a":' }), 400, 'Invalid JSON data in request body: Syntax error', wire);
   }
   assert.equal((await scheduledFromDb(ctx, theirs)).Status_Id, 1, 'untouched');
   // The demo's MMS rows name a template: an update that leaves Type_Id alone keeps it; Type_Id 1 drops it.
@@ -354,7 +354,7 @@ test('update-scheduled: the record is looked up after the body is read and befor
   ]);
 });
 
-test('cancel-scheduled: 204 with no body, then gone (view 404, not listed); another account’s or a cancelled one is a 404; DELETE only', async (t) => {
+storeTest('cancel-scheduled: 204 with no body, then gone (view 404, not listed); another account’s or a cancelled one is a 404; DELETE only', async (t) => {
   const { ctx, demo, now } = await setup(t);
   const other = await ctx.seed('Other');
   const theirs = await schedule(ctx, other.token, { MobilePhone: RECIPIENT, DateTime: dateTimeForms(now() + 60).colons });
@@ -364,10 +364,10 @@ test('cancel-scheduled: 204 with no body, then gone (view 404, not listed); anot
     assert.equal(res.statusCode, 204, res.body);
     assert.equal(res.body, '');
     assert.equal(await stateOf(ctx, id), undefined);
-    assertError(await call(ctx.app, { path: VIEW, token: demo.token, wire, query: `id=${id}` }), 404, 'Not Found', `Object not found: ${id}`, wire);
-    assertError(await call(ctx.app, { method: 'DELETE', path: CANCEL, token: demo.token, wire, query: `id=${id}` }), 404, 'Not Found', `Object not found: ${id}`, wire);
-    assertError(await call(ctx.app, { method: 'DELETE', path: CANCEL, token: demo.token, wire, query: `id=${theirs}` }), 404, 'Not Found', `Object not found: ${theirs}`, wire);
-    assertError(await call(ctx.app, { method: 'DELETE', path: CANCEL, token: demo.token, wire }), 400, 'Bad Request', 'Missing required parameters: id', wire);
+    assertError(await call(ctx.app, { path: VIEW, token: demo.token, wire, query: `id=${id}` }), 404, `Object not found: ${id}`, wire);
+    assertError(await call(ctx.app, { method: 'DELETE', path: CANCEL, token: demo.token, wire, query: `id=${id}` }), 404, `Object not found: ${id}`, wire);
+    assertError(await call(ctx.app, { method: 'DELETE', path: CANCEL, token: demo.token, wire, query: `id=${theirs}` }), 404, `Object not found: ${theirs}`, wire);
+    assertError(await call(ctx.app, { method: 'DELETE', path: CANCEL, token: demo.token, wire }), 400, 'Missing required parameters: id', wire);
   }
   assert.ok(await stateOf(ctx, theirs), 'another account’s message stays');
   const list = JSON.parse((await call(ctx.app, { path: LIST, token: demo.token })).body) as unknown[];

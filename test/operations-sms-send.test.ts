@@ -1,17 +1,17 @@
 /**
- * sms/send and sms/send-group (API-EXTENSIONS §6), in JSON and XML, on the store of the run
- * (MSGSVC_TEST_STORE): the records from the database, Location, the default and explicit
+ * sms/send and sms/send-group (API-EXTENSIONS §6), in JSON and XML, on each store: the
+ * records from the database, Location, the default and explicit
  * `Number`, both recipient fields, the cost in segments and credits (prices are settings), every
  * validation rule with its exact message and order, opted-out recipients, "not enough credits"
  * with nothing queued, send-group all or nothing, Idempotency-Key replays spending no credit
  * twice, and concurrent sends that together exceed the balance.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { DemoAccount } from '../src/cli/demo.ts';
+import type { DemoAccount } from '../src/domain/demo.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { assert422, assertBody, call, fieldError, snapshotAccount, UNUSED_ID, WIRES, XML_DECL, type Wire } from './helpers/operations.ts';
 import { balanceOf, batchFromDb, countMessages, messageFromDb, setBalance, setNumberStatus } from './helpers/sms.ts';
+import { storeTest } from './helpers/stores.ts';
 
 const SEND = '/v1/sms/send';
 const GROUP = '/v1/sms/send-group';
@@ -52,7 +52,7 @@ const optedInContact = (demo: DemoAccount) => demo.contacts.find((c) => c.OptedO
 
 // ------------------------------------------------------------------ send
 
-test('sms/send: 201, a list of the one new Message (Queued), Location to sms/view, its cost debited (JSON, XML)', async (t) => {
+storeTest('sms/send: 201, a list of the one new Message (Queued), Location to sms/view, its cost debited (JSON, XML)', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   let balance = await balanceOf(ctx, demo.account.id);
@@ -99,7 +99,7 @@ test('sms/send: 201, a list of the one new Message (Queued), Location to sms/vie
   );
 });
 
-test('sms/send: the recipient as MobilePhone (any format) or PhoneNumberId; Number given or the first Active one', async (t) => {
+storeTest('sms/send: the recipient as MobilePhone (any format) or PhoneNumberId; Number given or the first Active one', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const contact = optedInContact(demo);
@@ -128,7 +128,7 @@ test('sms/send: the recipient as MobilePhone (any format) or PhoneNumberId; Numb
   assert.equal(form.statusCode, 201, form.body);
 });
 
-test('sms/send: Segments and Credits count GSM-7 (extension characters two) and UCS-2; the segment price is a setting', async (t) => {
+storeTest('sms/send: Segments and Credits count GSM-7 (extension characters two) and UCS-2; the segment price is a setting', async (t) => {
   const ctx = await buildTestApp(t, { MSGSVC_SMS_SEGMENT_CREDITS: '3' });
   const demo = await ctx.seed();
   const cases: [string, number][] = [
@@ -152,7 +152,7 @@ test('sms/send: Segments and Credits count GSM-7 (extension characters two) and 
   }
 });
 
-test('sms/send: every rule with its exact message, in §6 field order; nothing changes', async (t) => {
+storeTest('sms/send: every rule with its exact message, in §6 field order; nothing changes', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const other = await ctx.seed('Other account');
@@ -207,7 +207,7 @@ test('sms/send: every rule with its exact message, in §6 field order; nothing c
   assert.equal(sms.statusCode, 201, sms.body);
 });
 
-test('sms/send: an opted-out recipient is refused on its field, in any writing of the number', async (t) => {
+storeTest('sms/send: an opted-out recipient is refused on its field, in any writing of the number', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const out = optedOutContact(demo);
@@ -220,14 +220,14 @@ test('sms/send: an opted-out recipient is refused on its field, in any writing o
   ]);
 });
 
-test('sms/send: an account with no Active number gets "Number is invalid." when Number is left out', async (t) => {
+storeTest('sms/send: an account with no Active number gets "Number is invalid." when Number is left out', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   for (const n of demo.numbers) await setNumberStatus(ctx, demo.account.id, n.Number, 1);
   await expectRejected(ctx, demo, SEND, [{ name: 'no Active number', body: { Message: 'hi', MobilePhone: RECIPIENT }, errors: [fieldError('Number', 'Number is invalid.')] }]);
 });
 
-test('sms/send: not enough credits gives the exact 422 on Message (thousands with commas) and queues nothing', async (t) => {
+storeTest('sms/send: not enough credits gives the exact 422 on Message (thousands with commas) and queues nothing', async (t) => {
   const ctx = await buildTestApp(t, { MSGSVC_SMS_SEGMENT_CREDITS: '1000' });
   const demo = await ctx.seed();
   await setBalance(ctx, demo.account.id, 1500);
@@ -243,7 +243,7 @@ test('sms/send: not enough credits gives the exact 422 on Message (thousands wit
   assert422(await call(ctx.app, { method: 'POST', path: SEND, token: demo.token, body: { Message: 'a', MobilePhone: RECIPIENT } }), [fieldError('Message', 'Not enough credits: 1,000 needed, 0 available.')]);
 });
 
-test('sms/send and send-group: an Idempotency-Key replay sends nothing twice and spends no credit twice', async (t) => {
+storeTest('sms/send and send-group: an Idempotency-Key replay sends nothing twice and spends no credit twice', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const before = await balanceOf(ctx, demo.account.id);
@@ -283,7 +283,7 @@ test('sms/send and send-group: an Idempotency-Key replay sends nothing twice and
   assert.equal(await balanceOf(ctx, demo.account.id), before - 1 - batch.Credits);
 });
 
-test('sms/send: concurrent sends that together exceed the balance never take it below zero; the refused get the exact 422', async (t) => {
+storeTest('sms/send: concurrent sends that together exceed the balance never take it below zero; the refused get the exact 422', async (t) => {
   const ctx = await buildTestApp(t);
   // A second app over the same database: two connections (SQLite) or two pools (PostgreSQL) race.
   const twin = await buildTestApp(t, {}, { dir: ctx.dir });
@@ -311,7 +311,7 @@ test('sms/send: concurrent sends that together exceed the balance never take it 
 
 // ------------------------------------------------------------------ send-group
 
-test('sms/send-group: 201 Batch record; one Queued message per member who has not opted out, with its BatchId; the total debited', async (t) => {
+storeTest('sms/send-group: 201 Batch record; one Queued message per member who has not opted out, with its BatchId; the total debited', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const group = demo.groups.find((g) => g.PhoneNumberIds.some((id) => demo.contacts.find((c) => c.Id === id)!.OptedOut === 1))!;
@@ -352,7 +352,7 @@ test('sms/send-group: 201 Batch record; one Queued message per member who has no
   assert.equal(await balanceOf(ctx, demo.account.id), before);
 });
 
-test('sms/send-group: every rule with its exact message; not enough credits for every recipient queues none', async (t) => {
+storeTest('sms/send-group: every rule with its exact message; not enough credits for every recipient queues none', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const other = await ctx.seed('Other account');

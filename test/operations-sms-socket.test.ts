@@ -11,13 +11,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createDemoAccount, type DemoAccount } from '../src/cli/demo.ts';
+import { createDemoAccount, type DemoAccount } from '../src/domain/demo.ts';
 import { createTimeFormat } from '../src/lib/time.ts';
 import { recordMappers } from '../src/records/index.ts';
 import { parseDatabaseUrl } from '../src/config.ts';
 import { migrateToLatest, openStore } from '../src/store/db.ts';
 import { testDatabaseUrl } from './helpers/app.ts';
 import { startServerProcess } from './helpers/net.ts';
+import { storeTest } from './helpers/stores.ts';
 
 async function seeded(t: { after(fn: () => unknown): void }): Promise<{ databaseUrl: string; demo: DemoAccount }> {
   const dir = mkdtempSync(join(tmpdir(), 'msgsvc-sms-socket-'));
@@ -43,7 +44,7 @@ async function statusUntil(url: string, want: string, ms: number): Promise<strin
   return last;
 }
 
-test('msgsvc serve dispatches to the sandbox: a send over HTTP is Sent, then Delivered; MSGSVC_DISPATCHER=0 leaves it Queued', { timeout: 60_000 }, async (t) => {
+storeTest('msgsvc serve dispatches to the sandbox: a send over HTTP is Sent, then Delivered; MSGSVC_DISPATCHER=0 leaves it Queued', { timeout: 60_000 }, async (t) => {
   const { databaseUrl, demo } = await seeded(t);
   const token = encodeURIComponent(demo.token);
   const server = await startServerProcess({ DATABASE_URL: databaseUrl, MSGSVC_SANDBOX_RECEIPT_MS: '200', MSGSVC_DISPATCH_POLL_MS: '20' });

@@ -3,9 +3,8 @@
  * node:http): status line, headers as they go on the wire, and exact bodies in JSON and XML.
  */
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { DemoAccount } from '../src/cli/demo.ts';
+import type { DemoAccount } from '../src/domain/demo.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import {
   assertXmlLayout,
@@ -15,18 +14,19 @@ import {
   groupFromDb,
   headersOf,
   isXml,
-  JSON_CT,
+  JSON_TYPE,
   keywordsFromDb,
   messagesFromDb,
   numbersFromDb,
   payloadOf,
   urlOf,
   WIRES,
-  XML_CT,
+  XML_TYPE,
   xmlDocument,
   type CallOptions,
   type Wire,
 } from './helpers/operations.ts';
+import { storeTest } from './helpers/stores.ts';
 
 async function listen(t: { after(fn: () => unknown): void }): Promise<{ ctx: TestApp; demo: DemoAccount; base: string; port: number }> {
   const ctx = await buildTestApp(t);
@@ -46,7 +46,7 @@ async function expectBody(res: Response, wire: Wire, status: number, statusText:
   const text = await res.text();
   assert.equal(res.status, status, text);
   assert.equal(res.statusText, statusText);
-  assert.equal(res.headers.get('content-type'), isXml(wire) ? XML_CT : JSON_CT);
+  assert.equal(res.headers.get('content-type'), isXml(wire) ? XML_TYPE : JSON_TYPE);
   assert.equal(res.headers.get('vary'), 'Accept');
   if (isXml(wire)) {
     assertXmlLayout(text);
@@ -72,7 +72,7 @@ function raw(port: number, method: string, path: string, accept = 'application/j
   });
 }
 
-test('socket: the four reads in JSON and XML', async (t) => {
+storeTest('socket: the four reads in JSON and XML', async (t) => {
   const { ctx, demo, base, port } = await listen(t);
   const numbers = await numbersFromDb(ctx, demo.account.id);
   const messages = await messagesFromDb(ctx, demo.account.id);
@@ -107,12 +107,12 @@ test('socket: the four reads in JSON and XML', async (t) => {
   const head = await raw(port, 'HEAD', urlOf({ path: '/v1/numbers/index', token: demo.token }), 'application/xml');
   assert.equal(head.status, 200);
   assert.equal(head.body, '');
-  assert.equal(head.headers['content-type'], XML_CT);
+  assert.equal(head.headers['content-type'], XML_TYPE);
   assert.equal(head.headers['x-pagination-total-count'], '5');
   assert.equal(head.headers.link, get.headers.link);
 });
 
-test('socket: the four writes in JSON and XML, with 422 and 404 status lines', async (t) => {
+storeTest('socket: the four writes in JSON and XML, with 422 and 404 status lines', async (t) => {
   const { ctx, demo, base } = await listen(t);
   const group = demo.groups[0]!;
   const field = demo.customFields[1]!;

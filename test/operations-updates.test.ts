@@ -3,9 +3,8 @@
  * JSON and XML, every validation rule with its exact CONVENTIONS §3 message and order, derived
  * arrays, persistence, and "a failed write changes nothing".
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { DemoAccount } from '../src/cli/demo.ts';
+import type { DemoAccount } from '../src/domain/demo.ts';
 import { buildTestApp } from './helpers/app.ts';
 import {
   assert422,
@@ -24,15 +23,17 @@ import {
   snapshotAccount,
   TIMESTAMP,
   UNUSED_ID,
+  type Wire,
   WIRES,
   XML_DECL,
 } from './helpers/operations.ts';
+import { storeTest } from './helpers/stores.ts';
 
 const long = (n: number, ch = 'a') => ch.repeat(n);
 
 // ------------------------------------------------------------------ groups/update
 
-test('groups/update renames a group and changes its note (PUT and PATCH, JSON and XML)', async (t) => {
+storeTest('groups/update renames a group and changes its note (PUT and PATCH, JSON and XML)', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const group = demo.groups[0]!; // Newsletter: 25 members
@@ -73,7 +74,7 @@ test('groups/update renames a group and changes its note (PUT and PATCH, JSON an
   );
 });
 
-test('groups/update: PhoneNumberIds and ParentId come from the data; an empty group shows <PhoneNumberIds/>', async (t) => {
+storeTest('groups/update: PhoneNumberIds and ParentId come from the data; an empty group shows <PhoneNumberIds/>', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   for (const group of demo.groups) {
@@ -99,7 +100,7 @@ test('groups/update: PhoneNumberIds and ParentId come from the data; an empty gr
   assert.ok(json.body.endsWith('"PhoneNumberIds":[]}'), json.body);
 });
 
-test('groups/update: fnote is optional and its absence keeps the old note; unknown keys are ignored', async (t) => {
+storeTest('groups/update: fnote is optional and its absence keeps the old note; unknown keys are ignored', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const group = demo.groups[2]!;
@@ -117,7 +118,31 @@ test('groups/update: fnote is optional and its absence keeps the old note; unkno
   assert.ok(xml.body.includes('<Note>In-store events &amp; workshops</Note>'), xml.body);
 });
 
-test('groups/update: a form-urlencoded body is accepted (CONVENTIONS §6)', async (t) => {
+storeTest('groups/update: fnote sent "" or null is stored "" (JSON and form, JSON and XML answers)', async (t) => {
+  const ctx = await buildTestApp(t);
+  const demo = await ctx.seed();
+  const group = demo.groups[2]!;
+  const cases: { body?: Record<string, unknown>; rawBody?: string }[] = [{ body: { fname: 'Blank note', fnote: '' } }, { body: { fname: 'Blank note', fnote: null } }, { rawBody: 'fname=Blank+note&fnote=' }];
+  for (const wire of WIRES) {
+    for (const c of cases) {
+      await ctx.store.db.updateTable('groups').set({ note: 'In-store events & workshops' }).where('id', '=', group.Id).execute();
+      const res = await call(ctx.app, {
+        method: 'PUT',
+        path: '/v1/groups/update',
+        token: demo.token,
+        query: `id=${group.Id}`,
+        wire,
+        ...(c.rawBody ? { rawBody: c.rawBody, contentType: 'application/x-www-form-urlencoded' } : { body: c.body }),
+      });
+      const stored = await groupFromDb(ctx, group.Id);
+      assert.equal(stored.Note, '', `${JSON.stringify(c)} clears the note`);
+      assert.equal(stored.Name, 'Blank note');
+      assertBody(res, wire, 200, stored);
+    }
+  }
+});
+
+storeTest('groups/update: a form-urlencoded body is accepted (CONVENTIONS §6)', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const group = demo.groups[3]!;
@@ -135,7 +160,7 @@ test('groups/update: a form-urlencoded body is accepted (CONVENTIONS §6)', asyn
   assert.equal(stored.Note, 'Form note');
 });
 
-test('groups/update: every validation rule, exact messages and field order; nothing changes', async (t) => {
+storeTest('groups/update: every validation rule, exact messages and field order; nothing changes', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const id = demo.groups[1]!.Id;
@@ -182,7 +207,7 @@ test('groups/update: every validation rule, exact messages and field order; noth
   await expectRejected(ctx, demo, { path: '/v1/groups/update', query: `id=${id}`, method: 'PATCH' }, cases, ['json']);
 });
 
-test('groups/update: lengths count characters, not bytes (boundaries accepted)', async (t) => {
+storeTest('groups/update: lengths count characters, not bytes (boundaries accepted)', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const id = demo.groups[0]!.Id;
@@ -203,28 +228,71 @@ test('groups/update: lengths count characters, not bytes (boundaries accepted)',
   }
 });
 
-test('groups/update: unknown id 404 (before body validation), missing or bad id 400', async (t) => {
+storeTest('groups/update: unknown id 404 (before body validation), missing or bad id 400', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   for (const wire of WIRES) {
     for (const body of [{ fname: 'Valid name' }, { fname: 'x' }, {}]) {
       const res = await call(ctx.app, { method: 'PUT', path: '/v1/groups/update', token: demo.token, query: `id=${UNUSED_ID}`, wire, body });
-      assertError(res, 404, 'Not Found', `Object not found: ${UNUSED_ID}`, wire);
+      assertError(res, 404, `Object not found: ${UNUSED_ID}`, wire);
     }
-    assertError(await call(ctx.app, { method: 'PUT', path: '/v1/groups/update', token: demo.token, wire, body: { fname: 'Valid name' } }), 400, 'Bad Request', 'Missing required parameters: id', wire);
+    assertError(await call(ctx.app, { method: 'PUT', path: '/v1/groups/update', token: demo.token, wire, body: { fname: 'Valid name' } }), 400, 'Missing required parameters: id', wire);
     assertError(
       await call(ctx.app, { method: 'PUT', path: '/v1/groups/update', token: demo.token, query: 'id=abc', wire, body: { fname: 'Valid name' } }),
       400,
-      'Bad Request',
       'Invalid data received for parameter "id".',
       wire,
     );
   }
 });
 
+storeTest('groups/update: an update that changes nothing leaves DateUpdated; each changed field moves it', async (t) => {
+  const ctx = await buildTestApp(t);
+  const demo = await ctx.seed();
+  const PAST = 1_000_000_000;
+  const db = ctx.store.db;
+  const [parent, group] = [demo.groups[0]!, demo.groups[2]!];
+  const reserved = await call(ctx.app, { method: 'POST', path: '/v1/keyword/reserve', token: demo.token, body: { Keyword: 'SAMEWORD', Number: '55155' } });
+  assert.equal(reserved.statusCode, 201, reserved.body);
+  const keywordId = (JSON.parse(reserved.body) as { Id: number }[])[0]!.Id;
+  await call(ctx.app, { method: 'PUT', path: '/v1/groups/update', token: demo.token, query: `id=${group.Id}`, body: { fname: 'Same name', fnote: 'Same note', KeywordId: keywordId, ParentId: parent.Id } });
+  const put = (body: Record<string, unknown>, wire: Wire = 'json') =>
+    call(ctx.app, { method: 'PUT', path: '/v1/groups/update', token: demo.token, query: `id=${group.Id}`, wire, body });
+  // The stored values again (integers quoted or not, fnote left out): nothing is saved.
+  for (const [i, body] of [
+    { fname: 'Same name', fnote: 'Same note', KeywordId: keywordId, ParentId: parent.Id },
+    { fname: 'Same name', KeywordId: String(keywordId), ParentId: `+${parent.Id}` },
+    { fname: 'Same name' },
+  ].entries()) {
+    await db.updateTable('groups').set({ updated_at: PAST }).where('id', '=', group.Id).execute();
+    const wire = WIRES[i % WIRES.length]!;
+    const res = await put(body, wire);
+    const stored = await groupFromDb(ctx, group.Id);
+    assert.equal(stored.DateUpdated, fmtTime(PAST), `${JSON.stringify(body)}: DateUpdated stays`);
+    assertBody(res, wire, 200, stored);
+  }
+  // Any one value that differs is a change: DateUpdated is the time of the write.
+  for (const body of [
+    { fname: 'Same Name' },
+    { fname: 'Same name', fnote: 'Same note.' },
+    { fname: 'Same name', fnote: '' },
+    { fname: 'Same name', KeywordId: 0 },
+    { fname: 'Same name', ParentId: 0 },
+  ]) {
+    await put({ fname: 'Same name', fnote: 'Same note', KeywordId: keywordId, ParentId: parent.Id });
+    await db.updateTable('groups').set({ updated_at: PAST }).where('id', '=', group.Id).execute();
+    const before = nowSeconds();
+    const res = await put(body);
+    assert.equal(res.statusCode, 200, res.body);
+    const row = await db.selectFrom('groups').select('updated_at').where('id', '=', group.Id).executeTakeFirstOrThrow();
+    assert.ok(Number(row.updated_at) >= before, `${JSON.stringify(body)}: DateUpdated moves`);
+    assert.equal(JSON.parse(res.body).DateUpdated, fmtTime(Number(row.updated_at)));
+  }
+});
+
 // ------------------------------------------------------------------ custom-contact-fields/update
 
-test('custom-contact-fields/update renames a field; Value lists its entries (PUT and PATCH, JSON and XML)', async (t) => {
+storeTest('custom-contact-fields/update renames a field; Value lists its entries (PUT and PATCH, JSON and XML)', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const field = demo.customFields[0]!; // Favorite Color: an entry for every third contact
@@ -269,7 +337,7 @@ test('custom-contact-fields/update renames a field; Value lists its entries (PUT
   assert.equal(json.body, `{"Id":${shoe.Id},"Name":"Shoe/size","DateCreated":"${shoe.DateCreated}","DateUpdated":"${s2.DateUpdated}","Value":[]}`);
 });
 
-test('custom-contact-fields/update: every validation rule (3 to 64 characters); nothing changes', async (t) => {
+storeTest('custom-contact-fields/update: every validation rule (3 to 64 characters); nothing changes', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const id = demo.customFields[1]!.Id;
@@ -307,25 +375,44 @@ test('custom-contact-fields/update: every validation rule (3 to 64 characters); 
   }
 });
 
-test('custom-contact-fields/update: unknown id 404 before validation; bad id 400', async (t) => {
+storeTest('custom-contact-fields/update: unknown id 404 before validation; bad id 400', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   for (const wire of WIRES) {
     assertError(
       await call(ctx.app, { method: 'PUT', path: '/v1/custom-contact-fields/update', token: demo.token, query: `id=${UNUSED_ID}`, wire, body: { fname: '' } }),
       404,
-      'Not Found',
       `Object not found: ${UNUSED_ID}`,
       wire,
     );
     assertError(
       await call(ctx.app, { method: 'PATCH', path: '/v1/custom-contact-fields/update', token: demo.token, query: 'id=1.5', wire, body: { fname: 'Valid' } }),
       400,
-      'Bad Request',
       'Invalid data received for parameter "id".',
       wire,
     );
   }
+});
+
+storeTest('custom-contact-fields/update: the same name leaves DateUpdated; another name (case included) moves it', async (t) => {
+  const ctx = await buildTestApp(t);
+  const demo = await ctx.seed();
+  const PAST = 1_000_000_000;
+  const field = demo.customFields[1]!;
+  const put = (fname: string, wire: Wire = 'json') => call(ctx.app, { method: 'PUT', path: '/v1/custom-contact-fields/update', token: demo.token, query: `id=${field.Id}`, wire, body: { fname } });
+  for (const wire of WIRES) {
+    await ctx.store.db.updateTable('custom_fields').set({ updated_at: PAST }).where('id', '=', field.Id).execute();
+    const res = await put(field.Name, wire);
+    const stored = await customFieldFromDb(ctx, field.Id);
+    assert.equal(stored.DateUpdated, fmtTime(PAST), 'nothing saved');
+    assertBody(res, wire, 200, stored);
+  }
+  const before = nowSeconds();
+  const res = await put(field.Name.toUpperCase());
+  assert.equal(res.statusCode, 200, res.body);
+  const stored = await customFieldFromDb(ctx, field.Id);
+  assert.equal(stored.Name, field.Name.toUpperCase());
+  assert.ok(stored.DateUpdated >= fmtTime(before), 'a new case is a change');
 });
 
 // ------------------------------------------------------------------ custom-contact-fields-entry/update
@@ -337,7 +424,7 @@ function entryOf(demo: DemoAccount, fieldIndex: number, contactIndex: number) {
   return e;
 }
 
-test('custom-contact-fields-entry/update sets value, field and contact (POST, PUT and PATCH, JSON and XML)', async (t) => {
+storeTest('custom-contact-fields-entry/update sets value, field and contact (POST, PUT and PATCH, JSON and XML)', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const entry = entryOf(demo, 0, 3); // Favorite Color of contact 3
@@ -368,7 +455,35 @@ test('custom-contact-fields-entry/update sets value, field and contact (POST, PU
   );
 });
 
-test('custom-contact-fields-entry/update: quoted integers are accepted ("7", "+7", "07")', async (t) => {
+storeTest('custom-contact-fields-entry/update: the stored values again leave DateUpdated; any one changed moves it', async (t) => {
+  const ctx = await buildTestApp(t);
+  const demo = await ctx.seed();
+  const PAST = 1_000_000_000;
+  const entry = entryOf(demo, 0, 3);
+  const other = demo.contacts.find((c) => !demo.customFieldEntries.some((e) => e.CustomFieldId === entry.CustomFieldId && e.PhoneNumberId === c.Id))!;
+  const path = '/v1/custom-contact-fields-entry/update';
+  const same = { frfield: entry.CustomFieldId, frcontact: entry.PhoneNumberId, fvalue: entry.Entry };
+  for (const [i, body] of [same, { frfield: `+${entry.CustomFieldId}`, frcontact: `0${entry.PhoneNumberId}`, fvalue: entry.Entry }].entries()) {
+    await ctx.store.db.updateTable('custom_field_entries').set({ updated_at: PAST }).where('id', '=', entry.Id).execute();
+    const wire = WIRES[i]!;
+    const res = await call(ctx.app, { method: 'PUT', path, token: demo.token, query: `id=${entry.Id}`, wire, body });
+    const stored = await entryFromDb(ctx, entry.Id);
+    assert.equal(stored.DateUpdated, fmtTime(PAST), `${JSON.stringify(body)}: nothing saved`);
+    assertBody(res, wire, 200, stored);
+  }
+  for (const change of [{ fvalue: `${entry.Entry}.` }, { frcontact: other.Id }]) {
+    await call(ctx.app, { method: 'PUT', path, token: demo.token, query: `id=${entry.Id}`, body: same });
+    await ctx.store.db.updateTable('custom_field_entries').set({ updated_at: PAST }).where('id', '=', entry.Id).execute();
+    const before = nowSeconds();
+    const res = await call(ctx.app, { method: 'PUT', path, token: demo.token, query: `id=${entry.Id}`, body: { ...same, ...change } });
+    assert.equal(res.statusCode, 200, res.body);
+    const stored = await entryFromDb(ctx, entry.Id);
+    assert.ok(stored.DateUpdated >= fmtTime(before), `${JSON.stringify(change)}: DateUpdated moves`);
+    assert.equal(res.body, JSON.stringify(stored));
+  }
+});
+
+storeTest('custom-contact-fields-entry/update: quoted integers are accepted ("7", "+7", "07")', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const entry = entryOf(demo, 1, 4); // Loyalty Tier of contact 4
@@ -393,7 +508,7 @@ test('custom-contact-fields-entry/update: quoted integers are accepted ("7", "+7
   }
 });
 
-test('custom-contact-fields-entry/update: every validation rule, exact messages and order; nothing changes', async (t) => {
+storeTest('custom-contact-fields-entry/update: every validation rule, exact messages and order; nothing changes', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const entry = entryOf(demo, 0, 6);
@@ -453,7 +568,7 @@ test('custom-contact-fields-entry/update: every validation rule, exact messages 
   }
 });
 
-test('custom-contact-fields-entry/update: moving an entry updates the derived arrays; an occupied pair is 422', async (t) => {
+storeTest('custom-contact-fields-entry/update: moving an entry updates the derived arrays; an occupied pair is 422', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const [color, tier, shoe] = demo.customFields.map((f) => f.Id) as [number, number, number];
@@ -503,7 +618,7 @@ test('custom-contact-fields-entry/update: moving an entry updates the derived ar
   assert.equal(tierRes.body, JSON.stringify(await customFieldFromDb(ctx, tier)));
 });
 
-test('custom-contact-fields-entry/update: unknown id 404 before validation, missing id 400', async (t) => {
+storeTest('custom-contact-fields-entry/update: unknown id 404 before validation, missing id 400', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   for (const method of ['POST', 'PUT', 'PATCH'] as const) {
@@ -511,14 +626,12 @@ test('custom-contact-fields-entry/update: unknown id 404 before validation, miss
       assertError(
         await call(ctx.app, { method, path: '/v1/custom-contact-fields-entry/update', token: demo.token, query: `id=${UNUSED_ID}`, wire, body: {} }),
         404,
-        'Not Found',
         `Object not found: ${UNUSED_ID}`,
         wire,
       );
       assertError(
         await call(ctx.app, { method, path: '/v1/custom-contact-fields-entry/update', token: demo.token, wire, body: { frfield: 1, frcontact: 1, fvalue: 'x' } }),
         400,
-        'Bad Request',
         'Missing required parameters: id',
         wire,
       );
@@ -526,7 +639,7 @@ test('custom-contact-fields-entry/update: unknown id 404 before validation, miss
   }
 });
 
-test('custom-contact-fields-entry/update: an occupied pair is reported even when fvalue also fails (first error of each field)', async (t) => {
+storeTest('custom-contact-fields-entry/update: an occupied pair is reported even when fvalue also fails (first error of each field)', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const color = demo.customFields[0]!.Id;

@@ -9,15 +9,14 @@
  * can trip on: quotes, backslashes, every control character, U+2028/2029, non-BMP characters,
  * empty strings, a null birthday, MMS and SMS, contacts with and without groups and fields.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import SQLite from 'better-sqlite3';
 import { buildTestApp, withToken, type TestApp } from './helpers/app.ts';
-import { testStoreKind } from './helpers/stores.ts';
+import { storeTest } from './helpers/stores.ts';
 import { listContactsJson } from '../src/store/repositories/contacts.ts';
 import { listScheduledMessagesJson } from '../src/store/repositories/messages.ts';
 
-const skip = testStoreKind() === 'postgres' ? 'SQLite builds these pages; PostgreSQL takes the records path' : false;
+// [sqlite] cases only ({ stores: ['sqlite'] }): SQLite builds these pages; PostgreSQL takes the records path.
 
 const TRICKY = [
   'quote " backslash \\ slash /',
@@ -42,7 +41,7 @@ async function bothSay(utc: TestApp, records: TestApp, url: string): Promise<str
   return a.body;
 }
 
-test('SQLite-built JSON pages equal the records path byte for byte', { skip }, async (t) => {
+storeTest('SQLite-built JSON pages equal the records path byte for byte', { stores: ['sqlite'] }, async (t) => {
   const utc = await buildTestApp(t, { MSGSVC_TIMEZONE: 'UTC' });
   const demo = await utc.seed('JSON pages');
   const records = await buildTestApp(t, { MSGSVC_TIMEZONE: 'Africa/Abidjan' }, { dir: utc.dir });
@@ -101,7 +100,7 @@ test('SQLite-built JSON pages equal the records path byte for byte', { skip }, a
   assert.ok(raw.includes('\\u2028') && !raw.includes('\u2028'), 'U+2028 is escaped (CONVENTIONS §11)');
 });
 
-test('contacts and messages written after a page was served show in the next one (no stale JSON)', { skip }, async (t) => {
+storeTest('contacts and messages written after a page was served show in the next one (no stale JSON)', { stores: ['sqlite'] }, async (t) => {
   const utc = await buildTestApp(t, { MSGSVC_TIMEZONE: 'UTC' });
   const demo = await utc.seed('JSON pages fresh');
   const url = withToken('/v1/contacts/index', demo.token, 'per-page=100');

@@ -3,7 +3,7 @@
  * a revoked token stops working within the TTL even when another process revokes it (here: a
  * second store on the same database, as `msgsvc tokens revoke` is); on SQLite at once; in this
  * process at once; unknown tokens are never cached; 0 turns the cache off.
- * Runs on SQLite, and on PostgreSQL too when it is reachable (MSGSVC_TEST_SERVICES=1).
+ * Runs on SQLite, and on PostgreSQL too when it is reachable.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,13 +17,12 @@ import { createAccount, issueToken } from '../src/domain/accounts.ts';
 import { hashToken } from '../src/domain/tokens.ts';
 import { migrateToLatest, openStore, type Store } from '../src/store/db.ts';
 import { insertToken, revokeToken } from '../src/store/repositories/accounts.ts';
-import { createTestDatabase } from './helpers/stores.ts';
+import { testDatabaseUrl } from './helpers/app.ts';
+import { storeTest } from './helpers/stores.ts';
 
-const kinds = ['sqlite', ...(process.env.MSGSVC_TEST_SERVICES === '1' ? ['postgres'] : [])] as const;
-
-async function setup(t: { after(fn: () => unknown): void }, kind: string, cacheMs: string) {
+async function setup(t: { after(fn: () => unknown): void }, cacheMs: string) {
   const dir = mkdtempSync(join(tmpdir(), 'msgsvc-perf-'));
-  const url = kind === 'postgres' ? await createTestDatabase() : join(dir, 'msgsvc.db');
+  const url = await testDatabaseUrl(dir);
   const config = loadConfig({ DATABASE_URL: url, MSGSVC_DEMO: '0', LOG_LEVEL: 'silent', MSGSVC_RATE_LIMIT: '100000', MSGSVC_TOKEN_CACHE_MS: cacheMs });
   const store = openStore(config.database);
   await migrateToLatest(store);
@@ -43,43 +42,41 @@ async function setup(t: { after(fn: () => unknown): void }, kind: string, cacheM
   return { app, store, other, accountId, token, tokenId: id, balance };
 }
 
-for (const kind of kinds) {
-  test(`[${kind}] a token revoked by another process is refused once the TTL has passed`, async (t) => {
-    const ctx = await setup(t, kind, '300');
-    assert.equal(await ctx.balance(ctx.token), 200);
-    assert.equal(await ctx.balance(ctx.token), 200); // now served from the cache
-    assert.equal(await revokeToken(ctx.other.db, { id: ctx.tokenId }, Math.floor(Date.now() / 1000)), 1);
-    if (kind === 'sqlite') {
-      // SQLite tells the server about other connections' writes (PRAGMA data_version, asked every 10 ms).
-      await sleep(30);
-      assert.equal(await ctx.balance(ctx.token), 401);
-    }
-    await sleep(350);
+storeTest('a token revoked by another process is refused once the TTL has passed', async (t, kind) => {
+  const ctx = await setup(t, '300');
+  assert.equal(await ctx.balance(ctx.token), 200);
+  assert.equal(await ctx.balance(ctx.token), 200); // now served from the cache
+  assert.equal(await revokeToken(ctx.other.db, { id: ctx.tokenId }, Math.floor(Date.now() / 1000)), 1);
+  if (kind === 'sqlite') {
+    // SQLite tells the server about other connections' writes (PRAGMA data_version, asked every 10 ms).
+    await sleep(30);
     assert.equal(await ctx.balance(ctx.token), 401);
-  });
+  }
+  await sleep(350);
+  assert.equal(await ctx.balance(ctx.token), 401);
+});
 
-  test(`[${kind}] a revocation in this process applies at once`, async (t) => {
-    const ctx = await setup(t, kind, '60000');
-    assert.equal(await ctx.balance(ctx.token), 200);
-    assert.equal(await revokeToken(ctx.store.db, { tokenHash: hashToken(ctx.token) }, Math.floor(Date.now() / 1000)), 1);
-    assert.equal(await ctx.balance(ctx.token), 401);
-  });
+storeTest('a revocation in this process applies at once', async (t) => {
+  const ctx = await setup(t, '60000');
+  assert.equal(await ctx.balance(ctx.token), 200);
+  assert.equal(await revokeToken(ctx.store.db, { tokenHash: hashToken(ctx.token) }, Math.floor(Date.now() / 1000)), 1);
+  assert.equal(await ctx.balance(ctx.token), 401);
+});
 
-  test(`[${kind}] unknown tokens are not cached: a token issued elsewhere works at once`, async (t) => {
-    const ctx = await setup(t, kind, '60000');
-    const fresh = 'not-yet-issued-token-0123456789ab';
-    assert.equal(await ctx.balance(fresh), 401);
-    await insertToken(ctx.other.db, ctx.accountId, hashToken(fresh), 'later', Math.floor(Date.now() / 1000));
-    assert.equal(await ctx.balance(fresh), 200);
-  });
+storeTest('unknown tokens are not cached: a token issued elsewhere works at once', async (t) => {
+  const ctx = await setup(t, '60000');
+  const fresh = 'not-yet-issued-token-0123456789ab';
+  assert.equal(await ctx.balance(fresh), 401);
+  await insertToken(ctx.other.db, ctx.accountId, hashToken(fresh), 'later', Math.floor(Date.now() / 1000));
+  assert.equal(await ctx.balance(fresh), 200);
+});
 
-  test(`[${kind}] MSGSVC_TOKEN_CACHE_MS=0 turns the cache off`, async (t) => {
-    const ctx = await setup(t, kind, '0');
-    assert.equal(await ctx.balance(ctx.token), 200);
-    assert.equal(await revokeToken(ctx.other.db, { id: ctx.tokenId }, Math.floor(Date.now() / 1000)), 1);
-    assert.equal(await ctx.balance(ctx.token), 401);
-  });
-}
+storeTest('MSGSVC_TOKEN_CACHE_MS=0 turns the cache off', async (t) => {
+  const ctx = await setup(t, '0');
+  assert.equal(await ctx.balance(ctx.token), 200);
+  assert.equal(await revokeToken(ctx.other.db, { id: ctx.tokenId }, Math.floor(Date.now() / 1000)), 1);
+  assert.equal(await ctx.balance(ctx.token), 401);
+});
 
 test('MSGSVC_TOKEN_CACHE_MS is validated and defaults to 2000', () => {
   assert.equal(loadConfig({}).tokenCacheMs, 2000);

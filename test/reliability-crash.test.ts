@@ -9,21 +9,20 @@
  * Each writer owns its rows and writes sequentially, so at most one of its writes is in flight
  * when the process dies: that one may or may not have landed.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { createDemoAccount, type DemoAccount } from '../src/cli/demo.ts';
+import { createDemoAccount, type DemoAccount } from '../src/domain/demo.ts';
 import { recordMappers } from '../src/records/index.ts';
 import { createTimeFormat } from '../src/lib/time.ts';
 import { migrateToLatest, openStore } from '../src/store/db.ts';
 import { startServerProcess, type ServerProcess } from './helpers/net.ts';
-import { testStoreKind } from './helpers/stores.ts';
+import { storeTest } from './helpers/stores.ts';
 
 const ROUNDS = 3;
-const skip = testStoreKind() === 'postgres' ? 'kills a SQLite-backed server process' : false;
+// [sqlite] cases only ({ stores: ['sqlite'] }): kills a SQLite-backed server process.
 
 interface Write {
   /** Unique text of this write (a group name, an entry value, a keyword). */
@@ -151,7 +150,7 @@ function check(dbPath: string, round: number, writers: Writer[], previous: Map<s
   }
 }
 
-test('kill -9 under concurrent writes: every acknowledged write survives, none is half-applied', { skip, timeout: 120_000 }, async (t) => {
+storeTest('kill -9 under concurrent writes: every acknowledged write survives, none is half-applied', { stores: ['sqlite'], timeout: 120_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'msgsvc-crash-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const dbPath = join(dir, 'msgsvc.db');

@@ -6,9 +6,8 @@
  *   really made), and what reached the carrier twice is within one batch per kill;
  * - two `msgsvc worker` processes on one database at once: each message submitted exactly once.
  * The sandbox's journal (MSGSVC_SANDBOX_JOURNAL) records every submit before it is answered, so the
- * count survives the kills. Runs on the store of the run (SQLite file or PostgreSQL database).
+ * count survives the kills. Runs on each store (SQLite file, PostgreSQL database).
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -16,18 +15,17 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createDemoAccount } from '../src/cli/demo.ts';
+import { createDemoAccount } from '../src/domain/demo.ts';
 import { sendGroupMessage } from '../src/domain/messages.ts';
 import { systemClock } from '../src/lib/time.ts';
 import { recordMappers } from '../src/records/index.ts';
 import { createTimeFormat } from '../src/lib/time.ts';
 import { migrateToLatest, openStore, type Store } from '../src/store/db.ts';
 import { testDatabaseUrl } from './helpers/app.ts';
-import { testStoreKind } from './helpers/stores.ts';
+import { storeTest } from './helpers/stores.ts';
 import { parseDatabaseUrl } from '../src/config.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const kind = testStoreKind();
 const BATCH = 100;
 const MAGIC = ['15005550001', '15005550002', '15005550003'];
 
@@ -108,7 +106,7 @@ async function messagesOf(store: Store, batchId: number) {
 
 const FINAL = (m: { status_id: number; mobile_phone: string }) => [3, 4, 5, 6].includes(m.status_id) || (m.status_id === 2 && m.mobile_phone === '15005550003');
 
-test(`[${kind}] kill -9 of msgsvc worker mid-batch, 3 rounds: every message final, credits exact, nothing Delivered twice`, { timeout: 90_000 }, async (t) => {
+storeTest('kill -9 of msgsvc worker mid-batch, 3 rounds: every message final, credits exact, nothing Delivered twice', { timeout: 90_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'msgsvc-dispatch-crash-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const databaseUrl = await testDatabaseUrl(dir);
@@ -180,7 +178,7 @@ test(`[${kind}] kill -9 of msgsvc worker mid-batch, 3 rounds: every message fina
   );
 });
 
-test(`[${kind}] two msgsvc worker processes on one database: each message submitted exactly once`, { timeout: 60_000 }, async (t) => {
+storeTest('two msgsvc worker processes on one database: each message submitted exactly once', { timeout: 60_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'msgsvc-dispatch-two-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const databaseUrl = await testDatabaseUrl(dir);

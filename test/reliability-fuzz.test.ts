@@ -20,16 +20,16 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
-import type { DemoAccount } from '../src/cli/demo.ts';
+import type { DemoAccount } from '../src/domain/demo.ts';
 import { issueToken } from '../src/domain/accounts.ts';
 import { revokeToken } from '../src/store/repositories/accounts.ts';
 import { hashToken } from '../src/domain/tokens.ts';
 import { CONTROLLERS } from '../src/http/routes/index.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { testStoreKind } from './helpers/stores.ts';
+import { storeTest } from './helpers/stores.ts';
 import { assertWireResponse, openProbe, parseResponse, percentBytes, rawExchange, type DbProbe } from './helpers/reliability.ts';
 
-const skip = testStoreKind() === 'postgres' ? 'the database probe reads the SQLite file' : false;
+// [sqlite] cases only ({ stores: ['sqlite'] }): the database probe reads the SQLite file.
 const seed = process.env.MSGSVC_FUZZ_SEED ? Number(process.env.MSGSVC_FUZZ_SEED) : undefined;
 const fcParams = (numRuns: number) => ({ numRuns, ...(seed !== undefined ? { seed } : {}), endOnFailure: true, includeErrorInReport: true });
 
@@ -516,7 +516,7 @@ test('fuzz: every controller of the registry is fuzzed, with the tables its writ
   assert.ok(OPS.length >= 8);
 });
 
-test('fuzz: query parameters, headers and methods on every operation (inject)', { skip }, async (t) => {
+storeTest('fuzz: query parameters, headers and methods on every operation (inject)', { stores: ['sqlite'] }, async (t) => {
   const w = await world(t);
   const checker = makeChecker(w);
   await fc.assert(fc.asyncProperty(requestArb(w, 'none'), (r) => injectOne(w, checker, r)), fcParams(RUNS.queries));
@@ -525,7 +525,7 @@ test('fuzz: query parameters, headers and methods on every operation (inject)', 
   for (const s of [200, 400, 401, 404, 405, 406]) assert.ok(checker.statuses.has(s), `the fuzzer reached a ${s}`);
 });
 
-test('fuzz: bodies of the write operations, wrong types and broken JSON (inject)', { skip }, async (t) => {
+storeTest('fuzz: bodies of the write operations, wrong types and broken JSON (inject)', { stores: ['sqlite'] }, async (t) => {
   const w = await world(t);
   const checker = makeChecker(w);
   // One request in four gets a clean envelope (the operation's method, a valid token and one of
@@ -544,7 +544,7 @@ test('fuzz: bodies of the write operations, wrong types and broken JSON (inject)
   assert.ok(checker.writes > 0, 'some generated writes were valid and changed the database');
 });
 
-test('fuzz: deep nesting, huge strings, invalid UTF-8 and surrogates (inject)', { skip }, async (t) => {
+storeTest('fuzz: deep nesting, huge strings, invalid UTF-8 and surrogates (inject)', { stores: ['sqlite'] }, async (t) => {
   const w = await world(t);
   const checker = makeChecker(w);
   const arb = requestArb(w, 'hostile').map((r) => ({ ...r, method: r.op.methods.includes('POST') ? 'POST' : r.op.methods[0]!, overrideType: false }));
@@ -592,7 +592,7 @@ function pathArb(): fc.Arbitrary<{ path: string; normalised: string }> {
   });
 }
 
-test('fuzz: path tricks, queries and headers over a real socket', { skip }, async (t) => {
+storeTest('fuzz: path tricks, queries and headers over a real socket', { stores: ['sqlite'] }, async (t) => {
   const w = await world(t);
   const checker = makeChecker(w);
   await w.ctx.app.listen({ port: 0, host: '127.0.0.1' });
@@ -687,7 +687,7 @@ function rawHttpArb(w: World): fc.Arbitrary<Buffer> {
   });
 }
 
-test('fuzz: raw malformed HTTP/1.1 messages get a well-formed answer or a closed connection', { skip }, async (t) => {
+storeTest('fuzz: raw malformed HTTP/1.1 messages get a well-formed answer or a closed connection', { stores: ['sqlite'] }, async (t) => {
   const w = await world(t);
   const checker = makeChecker(w);
   await w.ctx.app.listen({ port: 0, host: '127.0.0.1' });

@@ -5,13 +5,12 @@
  * working after 4xx answers (sequential and pipelined), and a bounded 1,000-connection burst after
  * which the server still serves. Every error is in the CONVENTIONS JSON shape.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo, Socket } from 'node:net';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
+import { JSON_TYPE } from './helpers/operations.ts';
 import { assertWireResponse, openSocket, parseResponse, parseResponses, rawExchange, type ParsedResponse } from './helpers/reliability.ts';
-
-const JSON_TYPE = 'application/json; charset=UTF-8';
+import { storeTest } from './helpers/stores.ts';
 
 async function listening(t: { after(fn: () => unknown): void }, env: Record<string, string> = {}): Promise<{ ctx: TestApp; port: number; token: string; group: number }> {
   const ctx = await buildTestApp(undefined, { MSGSVC_RATE_LIMIT: '1000000', ...env });
@@ -58,7 +57,7 @@ async function waitFor(predicate: () => Promise<boolean>, timeoutMs: number): Pr
   return predicate();
 }
 
-test('hostile: request bodies over the limit get 413 (declared, undeclared and chunked), then the server serves', async (t) => {
+storeTest('hostile: request bodies over the limit get 413 (declared, undeclared and chunked), then the server serves', async (t) => {
   const { ctx, port, token, group } = await listening(t, { MSGSVC_BODY_LIMIT: '1024' });
   const path = `/v1/groups/update?id=${group}&access_token=${token}`;
   const head = (extra: string) => `PUT ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\n${extra}\r\n`;
@@ -85,7 +84,7 @@ test('hostile: request bodies over the limit get 413 (declared, undeclared and c
   void ctx;
 });
 
-test('hostile: URL over 8 KiB gets 414, a head over 16 KiB gets 431, both in the CONVENTIONS shape', async (t) => {
+storeTest('hostile: URL over 8 KiB gets 414, a head over 16 KiB gets 431, both in the CONVENTIONS shape', async (t) => {
   const { port, token } = await listening(t);
   const base = `/v1/credits/balance?access_token=${token}&pad=`;
   const fits = await rawExchange(port, get(base + 'p'.repeat(8000 - base.length), 'Connection: close\r\n'));
@@ -103,7 +102,7 @@ test('hostile: URL over 8 KiB gets 414, a head over 16 KiB gets 431, both in the
   assert.equal((await timedGet(port, `/v1/credits/balance?access_token=${token}`)).status, 200);
 });
 
-test('hostile: slowloris clients (one byte per second) get 408 and are disconnected; others are served meanwhile', { timeout: 30_000 }, async (t) => {
+storeTest('hostile: slowloris clients (one byte per second) get 408 and are disconnected; others are served meanwhile', { timeout: 30_000 }, async (t) => {
   const TIMEOUT = 1500;
   const { ctx, port, token, group } = await listening(t, { MSGSVC_REQUEST_TIMEOUT_MS: String(TIMEOUT) });
   const baseline = await openConnections(ctx.app);
@@ -172,7 +171,7 @@ test('hostile: slowloris clients (one byte per second) get 408 and are disconnec
   assert.equal((await timedGet(port, `/v1/credits/balance?access_token=${token}`)).status, 200);
 });
 
-test('hostile: an idle keep-alive connection is closed after the keep-alive timeout', { timeout: 15_000 }, async (t) => {
+storeTest('hostile: an idle keep-alive connection is closed after the keep-alive timeout', { timeout: 15_000 }, async (t) => {
   const { ctx, port, token } = await listening(t, { MSGSVC_KEEP_ALIVE_TIMEOUT_MS: '500' });
   const socket = await openSocket(port);
   t.after(() => socket.destroy());
@@ -188,7 +187,7 @@ test('hostile: an idle keep-alive connection is closed after the keep-alive time
   void ctx;
 });
 
-test('hostile: a keep-alive connection keeps working after 4xx answers, sequential and pipelined', async (t) => {
+storeTest('hostile: a keep-alive connection keeps working after 4xx answers, sequential and pipelined', async (t) => {
   const { port, token, group } = await listening(t, { MSGSVC_BODY_LIMIT: '1024' });
   const json = 'Content-Type: application/json\r\n';
   const put = (query: string, body: string, type = json) =>
@@ -256,7 +255,7 @@ test('hostile: a keep-alive connection keeps working after 4xx answers, sequenti
   assert.ok(ex.closed, 'the connection is closed after the 413');
 });
 
-test('hostile: a burst of 1,000 connections is served and leaves the server serving', { timeout: 60_000 }, async (t) => {
+storeTest('hostile: a burst of 1,000 connections is served and leaves the server serving', { timeout: 60_000 }, async (t) => {
   const { ctx, port, token } = await listening(t, { MSGSVC_REQUEST_TIMEOUT_MS: '3000' });
   const N = 1000;
   const request = get(`/v1/credits/balance?access_token=${token}`, 'Connection: close\r\n');
@@ -309,7 +308,7 @@ test('hostile: a burst of 1,000 connections is served and leaves the server serv
   t.diagnostic(`burst of ${N}: ${burstMs} ms; a request beside ${idle.length} idle connections: ${during.ms} ms`);
 });
 
-test('hostile: the limits and timeouts are wired into the server, and their settings are validated', async (t) => {
+storeTest('hostile: the limits and timeouts are wired into the server, and their settings are validated', async (t) => {
   const { loadConfig } = await import('../src/config.ts');
   const { MAX_HEADER_BYTES, MAX_URL_BYTES } = await import('../src/app.ts');
   const defaults = loadConfig({});

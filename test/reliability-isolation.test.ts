@@ -11,7 +11,6 @@
  * caller's own ids succeed, and another account's id answers byte-for-byte like an id that never
  * existed.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
@@ -22,10 +21,10 @@ import * as fieldsRepo from '../src/store/repositories/custom-fields.ts';
 import * as groupsRepo from '../src/store/repositories/groups.ts';
 import * as numbersRepo from '../src/store/repositories/numbers.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { testStoreKind } from './helpers/stores.ts';
+import { storeTest } from './helpers/stores.ts';
 import { openProbe, TABLES, type DbProbe } from './helpers/reliability.ts';
 
-const skip = testStoreKind() === 'postgres' ? 'the probe reads the SQLite file' : false;
+// [sqlite] cases only ({ stores: ['sqlite'] }): the probe reads the SQLite file.
 const seed = process.env.MSGSVC_FUZZ_SEED ? Number(process.env.MSGSVC_FUZZ_SEED) : undefined;
 const WORLDS = 10;
 const OPS_PER_WORLD = 150;
@@ -310,7 +309,7 @@ async function runOp(ctx: TestApp, probe: DbProbe, model: Model, op: Op): Promis
   }
 }
 
-test('BOLA: random accounts, interleaved ids and random operations never cross accounts', { skip }, async (t) => {
+storeTest('BOLA: random accounts, interleaved ids and random operations never cross accounts', { stores: ['sqlite'] }, async (t) => {
   let requests = 0;
   await fc.assert(
     fc.asyncProperty(worldArb, fc.array(opArb, { minLength: OPS_PER_WORLD, maxLength: OPS_PER_WORLD }), async (spec, ops) => {
@@ -336,7 +335,7 @@ test('BOLA: random accounts, interleaved ids and random operations never cross a
   }
 });
 
-test('BOLA: ids are not guessable into success; a foreign id answers exactly like a missing one', { skip }, async (t) => {
+storeTest('BOLA: ids are not guessable into success; a foreign id answers exactly like a missing one', { stores: ['sqlite'] }, async (t) => {
   const ctx = await buildTestApp(t, { MSGSVC_RATE_LIMIT: '1000000' });
   const model = await buildWorld(ctx, { accounts: 3, records: fc.sample(worldArb, { numRuns: 1, ...(seed !== undefined ? { seed } : {}) })[0]!.records, secondToken: [true, false, true, false] });
   const probe = openProbe(ctx.dbPath);

@@ -9,14 +9,14 @@
  *     buffer held until 4 KiB or exit would lose far older lines at this rate);
  *   - the loss is reported (lines lost, and how long before the kill the oldest lost one was answered).
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { freePort, seedAccount, spawnServe, tempDir, waitForHttp } from './helpers/cli.ts';
-import { testStoreKind } from './helpers/stores.ts';
+import { seedAccount, spawnServe, tempDir, waitForHttp } from './helpers/cli.ts';
+import { freePort } from './helpers/net.ts';
+import { storeTest } from './helpers/stores.ts';
 
-const skip = testStoreKind() === 'postgres' ? 'kills a SQLite-backed server process' : false;
+// [sqlite] cases only ({ stores: ['sqlite'] }): kills a SQLite-backed server process.
 
-test('SIGKILL loses only the log lines of the last ~100 ms, and no line is torn', { skip, timeout: 30_000 }, async (t) => {
+storeTest('SIGKILL loses only the log lines of the last ~100 ms, and no line is torn', { stores: ['sqlite'], timeout: 30_000 }, async (t) => {
   const { dbPath } = tempDir(t);
   const { token } = await seedAccount(dbPath);
   const port = await freePort();

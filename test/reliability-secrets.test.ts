@@ -7,7 +7,6 @@
  * every other table and the raw database files hold no plaintext. Token comparison is constant
  * time, checked structurally (see the last test).
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto, { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -21,10 +20,10 @@ import { insertToken, revokeToken } from '../src/store/repositories/accounts.ts'
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { spawnServe, tempDir, waitForHttp } from './helpers/cli.ts';
 import { freePort } from './helpers/net.ts';
-import { testStoreKind } from './helpers/stores.ts';
+import { storeTest } from './helpers/stores.ts';
 import { openProbe, rawExchange, TABLES } from './helpers/reliability.ts';
 
-const sqliteOnly = testStoreKind() === 'postgres' ? 'reads the SQLite file' : false;
+// The cases that read the SQLite file run on SQLite only ({ stores: ['sqlite'] }).
 
 /** Every way a token could show up in a log line. */
 function forms(token: string): string[] {
@@ -105,7 +104,7 @@ function requestsFor(token: string, demo: Awaited<ReturnType<TestApp['seed']>>) 
   ];
 }
 
-test('secrets: no token in any log line of an in-process run at trace level', async (t) => {
+storeTest('secrets: no token in any log line of an in-process run at trace level', async (t) => {
   const lines: string[] = [];
   const logDestination = { write: (line: string) => void lines.push(line) };
   const ctx = await buildTestApp(t, { LOG_LEVEL: 'trace', MSGSVC_BODY_LIMIT: '4096' }, { logDestination });
@@ -171,7 +170,7 @@ test('secrets: no token in any log line of an in-process run at trace level', as
   t.diagnostic(`${lines.length} log lines, statuses ${[...statuses].sort().join(' ')}`);
 });
 
-test('secrets: no token in the stdout or stderr of a real server process (trace level, shutdown included)', { skip: sqliteOnly, timeout: 60_000 }, async (t) => {
+storeTest('secrets: no token in the stdout or stderr of a real server process (trace level, shutdown included)', { stores: ['sqlite'], timeout: 60_000 }, async (t) => {
   const { dbPath } = tempDir(t);
   const port = await freePort();
   // First start with the demo: the banner shows its token once, deliberately (README); no log
@@ -218,7 +217,7 @@ test('secrets: no token in the stdout or stderr of a real server process (trace 
   assert.ok(other.length > 0);
 });
 
-test('secrets: tokens are stored hashed; no plaintext in any table or in the database files', { skip: sqliteOnly }, async (t) => {
+storeTest('secrets: tokens are stored hashed; no plaintext in any table or in the database files', { stores: ['sqlite'] }, async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed('Stored');
   const issued = [demo.token, (await issueToken(ctx.store, demo.account.id, 'second')).token, ...(await oddTokens(ctx, demo.account.id))];
@@ -261,7 +260,7 @@ test('secrets: tokens are stored hashed; no plaintext in any table or in the dat
  *   - unknown tokens, tokens one character off a real one (last, first), a real token's prefix or
  *     extension, other case, and revoked tokens all take exactly the same path (same calls).
  */
-test('secrets: token comparison is constant time (structural)', async (t) => {
+storeTest('secrets: token comparison is constant time (structural)', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed('Timing');
   const revoked = (await issueToken(ctx.store, demo.account.id)).token;

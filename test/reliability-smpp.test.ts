@@ -6,7 +6,6 @@
  * comes back, every message reaches a final state (Delivered), none is lost, and the messages
  * submitted twice (taken by the dead SMSC without an answer) are at most one window.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,14 +17,14 @@ import { receiptLanded } from '../src/store/repositories/smpp.ts';
 import { buildTestApp } from './helpers/app.ts';
 import { call } from './helpers/operations.ts';
 import { balanceOf } from './helpers/sms.ts';
-import { FakeSmsc, freePort, smppSkip } from './helpers/smsc.ts';
-import { testStoreKind } from './helpers/stores.ts';
+import { FakeSmsc, smppSkip } from './helpers/smsc.ts';
+import { freePort } from './helpers/net.ts';
+import { storeTest } from './helpers/stores.ts';
 
-const kind = testStoreKind();
 const WINDOW = 10;
 const MESSAGES = 60;
 
-test(`[${kind}] SMPP: the SMSC killed mid-window and restarted → the bind comes back, all ${MESSAGES} messages end Delivered, none lost, repeats ≤ one window (${WINDOW})`, { skip: smppSkip() }, async (t) => {
+storeTest(`SMPP: the SMSC killed mid-window and restarted → the bind comes back, all ${MESSAGES} messages end Delivered, none lost, repeats ≤ one window (${WINDOW})`, { skip: smppSkip() }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'msgsvc-smsc-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const smsc = await FakeSmsc.start(['--resp-delay-ms', '150', '--receipt-delay-ms', '20', '--state', join(dir, 'smsc.state')]);
@@ -80,7 +79,7 @@ test(`[${kind}] SMPP: the SMSC killed mid-window and restarted → the bind come
   }
 });
 
-test(`[${kind}] SMPP: while the link is down the dispatcher claims nothing, so an outage longer than every retry fails no message; when the SMSC comes up they are Delivered`, { skip: smppSkip() }, async (t) => {
+storeTest('SMPP: while the link is down the dispatcher claims nothing, so an outage longer than every retry fails no message; when the SMSC comes up they are Delivered', { skip: smppSkip() }, async (t) => {
   // One attempt only: any claim during the outage would end the message Failed (RETRIES_EXHAUSTED).
   const ctx = await buildTestApp(undefined, { MSGSVC_DISPATCH_POLL_MS: '10', MSGSVC_DISPATCH_MAX_ATTEMPTS: '1' });
   const demo = await ctx.seed();

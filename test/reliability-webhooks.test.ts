@@ -5,12 +5,11 @@
  * - two delivery loops over one PostgreSQL database at once: each attempt is made once.
  * A real receiver on loopback verifies every signature (test/helpers/webhook-receiver.ts).
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDemoAccount } from '../src/cli/demo.ts';
+import { createDemoAccount } from '../src/domain/demo.ts';
 import { parseDatabaseUrl } from '../src/config.ts';
 import { createTimeFormat, createManualClock, systemClock } from '../src/lib/time.ts';
 import { createWebhook, emitEvent } from '../src/domain/webhooks.ts';
@@ -19,11 +18,10 @@ import { inTransaction, migrateToLatest, openStore } from '../src/store/db.ts';
 import { insertMessage } from '../src/store/repositories/message-log.ts';
 import { WebhookDeliverer } from '../src/webhooks/deliverer.ts';
 import { testDatabaseUrl } from './helpers/app.ts';
-import { freePort, spawnServe, waitForHttp } from './helpers/cli.ts';
-import { testStoreKind } from './helpers/stores.ts';
+import { spawnServe, waitForHttp } from './helpers/cli.ts';
+import { freePort } from './helpers/net.ts';
+import { storeTest } from './helpers/stores.ts';
 import { startReceiver } from './helpers/webhook-receiver.ts';
-
-const kind = testStoreKind();
 
 async function waitFor(what: string, ok: () => boolean | Promise<boolean>, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
@@ -33,7 +31,7 @@ async function waitFor(what: string, ok: () => boolean | Promise<boolean>, ms: n
   }
 }
 
-test(`[${kind}] kill -9 of msgsvc serve between the change and the delivery, and again mid-attempt: delivered after restart, same webhook-id`, { timeout: 60_000 }, async (t) => {
+storeTest('kill -9 of msgsvc serve between the change and the delivery, and again mid-attempt: delivered after restart, same webhook-id', { timeout: 60_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'msgsvc-webhook-crash-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const databaseUrl = await testDatabaseUrl(dir);
@@ -95,7 +93,8 @@ test(`[${kind}] kill -9 of msgsvc serve between the change and the delivery, and
   assert.equal(Number(row.attempts), 2);
 });
 
-test(`[${kind}] two delivery loops over one database at once: each attempt is made by one of them only`, { skip: kind !== 'postgres' && 'two instances share the work over PostgreSQL (MSGSVC_TEST_STORE=postgres)', timeout: 60_000 }, async (t) => {
+// Two instances share the work over PostgreSQL: a [postgres] case only.
+storeTest('two delivery loops over one database at once: each attempt is made by one of them only', { stores: ['postgres'], timeout: 60_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'msgsvc-webhook-scale-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const databaseUrl = await testDatabaseUrl(dir);

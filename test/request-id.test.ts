@@ -1,12 +1,13 @@
+import { test } from 'node:test';
 // Request ids (issue 14): every response carries `X-Request-Id` (exactly cased on the wire); an
 // incoming one is kept when it is 1 to 200 visible ASCII characters, else a new one is made; the
 // request's log line carries it as `reqId`.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { test } from 'node:test';
 import { requestIdOf } from '../src/http/metrics.ts';
 import { buildTestApp, withToken } from './helpers/app.ts';
 import { rawHttp } from './helpers/net.ts';
+import { storeTest } from './helpers/stores.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const VISIBLE = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)).join('');
@@ -20,7 +21,7 @@ test('requestIdOf keeps 1 to 200 visible ASCII characters and replaces anything 
   assert.notEqual(of(undefined), of(undefined));
 });
 
-test('every response carries X-Request-Id, kept or made, and the log line names it', async (t) => {
+storeTest('every response carries X-Request-Id, kept or made, and the log line names it', async (t) => {
   const lines: string[] = [];
   const ctx = await buildTestApp(t, { LOG_LEVEL: 'info' }, { logDestination: { write: (l: string) => void lines.push(l) } });
   const demo = await ctx.seed();
@@ -65,7 +66,7 @@ test('every response carries X-Request-Id, kept or made, and the log line names 
   assert.ok(!lines.join('').includes(demo.token));
 });
 
-test('on a real socket: X-Request-Id exactly cased, kept or made', async (t) => {
+storeTest('on a real socket: X-Request-Id exactly cased, kept or made', async (t) => {
   const lines: string[] = [];
   const ctx = await buildTestApp(t, { LOG_LEVEL: 'info' }, { logDestination: { write: (l: string) => void lines.push(l) } });
   const demo = await ctx.seed();

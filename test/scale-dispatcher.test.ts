@@ -6,7 +6,6 @@
  * each exactly once, both dispatchers did part of the work, every message ends Delivered, and the
  * balance is exactly what 10,000 messages cost.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sendGroupMessage } from '../src/domain/messages.ts';
 import { systemClock } from '../src/lib/time.ts';
@@ -15,12 +14,11 @@ import { Dispatcher } from '../src/dispatch/dispatcher.ts';
 import { openStore } from '../src/store/db.ts';
 import { buildTestApp } from './helpers/app.ts';
 import { balanceOf, setBalance } from './helpers/sms.ts';
-import { testStoreKind } from './helpers/stores.ts';
+import { storeTest } from './helpers/stores.ts';
 
-const kind = testStoreKind();
 const MESSAGES = 10_000;
 
-test(`[${kind}] two dispatchers, one database, ${MESSAGES.toLocaleString('en-US')} queued messages: each submitted exactly once`, { timeout: 60_000 }, async (t) => {
+storeTest(`two dispatchers, one database, ${MESSAGES.toLocaleString('en-US')} queued messages: each submitted exactly once`, { timeout: 60_000 }, async (t, kind) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const db = ctx.store.db;

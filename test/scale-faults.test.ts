@@ -1,4 +1,3 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { Redis } from 'ioredis';
@@ -7,10 +6,9 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openStore } from '../src/store/db.ts';
 import { startServerProcess, startTcpProxy } from './helpers/net.ts';
-import { scaleSkipReason, seededPostgres, uniqueRatePrefix } from './helpers/scale.ts';
-import { REDIS_TEST_URL } from './helpers/stores.ts';
+import { SCALE_OUT, seededPostgres, uniqueRatePrefix } from './helpers/scale.ts';
+import { REDIS_TEST_URL, storeTest } from './helpers/stores.ts';
 
-const skip = scaleSkipReason();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
@@ -32,7 +30,7 @@ function logSink() {
   return { lines, stream };
 }
 
-test('Redis goes away: requests still succeed on per-instance memory, one warning, then Redis is used again', { skip }, async (t) => {
+storeTest('Redis goes away: requests still succeed on per-instance memory, one warning, then Redis is used again', SCALE_OUT, async (t) => {
   const { databaseUrl, demo } = await seededPostgres();
   const redisPort = Number(new URL(REDIS_TEST_URL).port || 6379);
   const proxy = await startTcpProxy(redisPort, new URL(REDIS_TEST_URL).hostname);
@@ -92,7 +90,7 @@ test('Redis goes away: requests still succeed on per-instance memory, one warnin
   assert.ok(log.lines.some((l) => String(l.msg).includes('Redis reachable again')));
 });
 
-test('PostgreSQL goes away: 503 in the negotiated format within the statement timeout, then recovery without a restart', { skip }, async (t) => {
+storeTest('PostgreSQL goes away: 503 in the negotiated format within the statement timeout, then recovery without a restart', { stores: ['postgres'] }, async (t) => {
   const { databaseUrl, demo } = await seededPostgres();
   const pgUrl = new URL(databaseUrl);
   const proxy = await startTcpProxy(Number(pgUrl.port || 5432), pgUrl.hostname);
@@ -137,7 +135,7 @@ test('PostgreSQL goes away: 503 in the negotiated format within the statement ti
   assert.equal((await app.inject({ url: '/readyz' })).statusCode, 200);
 });
 
-test('SIGTERM: an in-flight request finishes, the process closes its pools and exits 0', { skip }, async () => {
+storeTest('SIGTERM: an in-flight request finishes, the process closes its pools and exits 0', SCALE_OUT, async () => {
   const { databaseUrl, demo } = await seededPostgres();
   const server = await startServerProcess({ DATABASE_URL: databaseUrl, REDIS_URL: REDIS_TEST_URL, MSGSVC_RATE_KEY_PREFIX: uniqueRatePrefix() });
   const group = demo.groups[0]!;

@@ -3,24 +3,24 @@
  * works through any instance; a concurrent duplicate gets the in-progress 409).
  *
  * - Two apps on one database, on both stores: on SQLite two apps (two connections) on the same
- *   file, on PostgreSQL (MSGSVC_TEST_STORE=postgres) two apps, two pools, on the same database.
- * - Two `msgsvc serve` processes over one PostgreSQL and one Redis (the PostgreSQL pass with
- *   services, MSGSVC_TEST_SERVICES=1, as test/scale-instances.test.ts).
+ *   file, on PostgreSQL two apps, two pools, on the same database.
+ * - Two `msgsvc serve` processes over one PostgreSQL and one Redis (when Redis is reachable, as
+ *   test/scale-instances.test.ts).
  *
  * Each covers a replay through the other instance (JSON and XML), a duplicate through the other
  * instance while the first still runs (409 in progress, then a replay), and a burst of duplicates
  * spread over both instances (exactly one runs).
  */
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import type { DemoAccount } from '../src/cli/demo.ts';
+import type { DemoAccount } from '../src/domain/demo.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { startServerProcess, type ServerProcess } from './helpers/net.ts';
-import { XML_CT } from './helpers/operations.ts';
-import { scaleSkipReason, seededPostgres, uniqueRatePrefix } from './helpers/scale.ts';
-import { REDIS_TEST_URL, testStoreKind } from './helpers/stores.ts';
+import { XML_TYPE } from './helpers/operations.ts';
+import { SCALE_OUT, seededPostgres, uniqueRatePrefix } from './helpers/scale.ts';
+import { describeStores, REDIS_TEST_URL } from './helpers/stores.ts';
 
 const RESERVE = '/v1/keyword/reserve';
 const CREATE = '/v1/contacts/create';
@@ -178,7 +178,7 @@ function scenarios(setup: () => { a: Instance; b: Instance; db: Db; demo: DemoAc
     assertReplayOf(await b.post(CREATE, demo.token, 'create-across', contact), first);
     const asXml = await b.post(CREATE, demo.token, 'create-across', contact, true);
     assert.equal(asXml.status, 201);
-    assert.equal(asXml.header('content-type'), XML_CT);
+    assert.equal(asXml.header('content-type'), XML_TYPE);
     assert.equal(asXml.header('idempotent-replayed'), 'true');
     assert.match(asXml.body, new RegExp(`^<\\?xml version="1.0" encoding="UTF-8"\\?>\\n<response><Id>${(JSON.parse(first.body) as { Id: number }).Id}</Id><Number>14155550177</Number>`));
     const other = await b.post(CREATE, demo.token, 'create-across', { ...contact, FirstName: 'Changed' });
@@ -240,7 +240,7 @@ function scenarios(setup: () => { a: Instance; b: Instance; db: Db; demo: DemoAc
   });
 }
 
-describe(`two apps on one ${testStoreKind() === 'postgres' ? 'PostgreSQL database' : 'SQLite file'}`, () => {
+describeStores('two apps on one database', (kind) => {
   let appA: TestApp;
   let appB: TestApp;
   let db: Db;
@@ -251,7 +251,7 @@ describe(`two apps on one ${testStoreKind() === 'postgres' ? 'PostgreSQL databas
     // The same dir: the same SQLite file, or (PostgreSQL) the same database, with its own connection.
     appB = await buildTestApp(undefined, {}, { dir: appA.dir });
     demo = await appA.seed();
-    db = testStoreKind() === 'postgres' && appA.config.database.kind === 'postgres' ? await postgresDb(appA.config.database.url) : sqliteDb(appA.dbPath);
+    db = kind === 'postgres' && appA.config.database.kind === 'postgres' ? await postgresDb(appA.config.database.url) : sqliteDb(appA.dbPath);
   });
   after(async () => {
     await db?.close();
@@ -262,7 +262,7 @@ describe(`two apps on one ${testStoreKind() === 'postgres' ? 'PostgreSQL databas
   scenarios(() => ({ a: injected(appA), b: injected(appB), db, demo, holder: appA }));
 });
 
-describe('two msgsvc processes over one PostgreSQL and one Redis', { skip: scaleSkipReason() }, () => {
+describeStores('two msgsvc processes over one PostgreSQL and one Redis', SCALE_OUT, () => {
   let a: ServerProcess;
   let b: ServerProcess;
   let db: Db;

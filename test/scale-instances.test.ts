@@ -1,15 +1,14 @@
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { startServerProcess, type ServerProcess } from './helpers/net.ts';
-import { scaleSkipReason, seededPostgres, uniqueRatePrefix } from './helpers/scale.ts';
-import { REDIS_TEST_URL } from './helpers/stores.ts';
-import type { DemoAccount } from '../src/cli/demo.ts';
+import { SCALE_OUT, seededPostgres, uniqueRatePrefix } from './helpers/scale.ts';
+import { describeStores, REDIS_TEST_URL } from './helpers/stores.ts';
+import type { DemoAccount } from '../src/domain/demo.ts';
 
-const skip = scaleSkipReason();
 const RATE_LIMIT = 25;
 
-describe('two instances over one PostgreSQL and one Redis', { skip }, () => {
+describeStores('two instances over one PostgreSQL and one Redis', SCALE_OUT, () => {
   let a: ServerProcess;
   let b: ServerProcess;
   let demo: DemoAccount;

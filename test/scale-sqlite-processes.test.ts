@@ -5,21 +5,21 @@
  * and then wrote failed at once with SQLITE_BUSY ("database is locked": 500 or 503) whenever the
  * other process had committed in between (bench/workers.ts found hundreds of them).
  */
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDemoAccount, type DemoAccount } from '../src/cli/demo.ts';
+import { createDemoAccount, type DemoAccount } from '../src/domain/demo.ts';
 import { recordMappers } from '../src/records/index.ts';
 import { createTimeFormat } from '../src/lib/time.ts';
 import { migrateToLatest, openStore } from '../src/store/db.ts';
 import { startServerProcess, type ServerProcess } from './helpers/net.ts';
-import { testStoreKind } from './helpers/stores.ts';
+import { describeStores } from './helpers/stores.ts';
 
-const skip = testStoreKind() === 'postgres' ? 'two processes on one SQLite file' : false;
+// [sqlite] cases only ({ stores: ['sqlite'] }): two processes on one SQLite file.
 
-describe('two serve processes on one SQLite file', { skip }, () => {
+describeStores('two serve processes on one SQLite file', { stores: ['sqlite'] }, () => {
   let a: ServerProcess;
   let b: ServerProcess;
   let demo: DemoAccount;

@@ -4,7 +4,6 @@
  * from growing: under the same writes, the WAL file stays a fraction of what it grows to when
  * nobody checkpoints. With 0 the connection keeps SQLite's automatic checkpoint.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,9 +11,9 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { openStore, sqliteHandle, type Store } from '../src/store/db.ts';
 import { loadConfig } from '../src/config.ts';
-import { testStoreKind } from './helpers/stores.ts';
+import { storeTest } from './helpers/stores.ts';
 
-const skip = testStoreKind() === 'postgres' ? 'SQLite WAL checkpoints' : false;
+// [sqlite] cases only ({ stores: ['sqlite'] }): SQLite WAL checkpoints.
 
 async function writeBursts(store: Store, file: string): Promise<number> {
   const sqlite = sqliteHandle(store.db)!;
@@ -28,7 +27,7 @@ async function writeBursts(store: Store, file: string): Promise<number> {
   return statSync(`${file}-wal`).size;
 }
 
-test('the checkpoint thread keeps the WAL small while the request connection never checkpoints', { skip }, async (t) => {
+storeTest('the checkpoint thread keeps the WAL small while the request connection never checkpoints', { stores: ['sqlite'] }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'msgsvc-ckpt-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -49,7 +48,7 @@ test('the checkpoint thread keeps the WAL small while the request connection nev
   assert.ok(threadWal < controlWal / 3, `the thread checkpointed: ${threadWal} vs ${controlWal}`);
 });
 
-test('MSGSVC_SQLITE_CHECKPOINT_MS: default 0 keeps the automatic checkpoint of SQLite; a value starts the thread', { skip }, async (t) => {
+storeTest('MSGSVC_SQLITE_CHECKPOINT_MS: default 0 keeps the automatic checkpoint of SQLite; a value starts the thread', { stores: ['sqlite'] }, async (t) => {
   const defaults = loadConfig({}).database;
   assert.equal(defaults.kind === 'sqlite' && defaults.checkpointMs, 0);
   const dir = mkdtempSync(join(tmpdir(), 'msgsvc-ckpt-'));

@@ -1,14 +1,13 @@
 /**
- * The dispatcher and the sandbox carrier (API-EXTENSIONS §8, §6 credits), on the store of the run,
+ * The dispatcher and the sandbox carrier (API-EXTENSIONS §8, §6 credits), on each store,
  * with a manual clock: the sandbox's three magic recipients, refunds on Failed and Rejected only,
  * Rejected for a recipient who opted out or a number no longer Active after queueing, `sending`
  * committed before the carrier call, a lease that runs out is retried, a late outcome of a lost
  * lease is not written, temporary refusals back off and end Failed after the last attempt, MMS
  * routing, receipts pushed by a carrier, and the real loop started and stopped.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { DemoAccount } from '../src/cli/demo.ts';
+import type { DemoAccount } from '../src/domain/demo.ts';
 import type { Carrier, OutboundMessage, SubmitResult } from '../src/dispatch/carrier.ts';
 import { createSandboxCarrier } from '../src/dispatch/sandbox.ts';
 import { claimDue, markSent } from '../src/store/repositories/dispatch.ts';
@@ -17,9 +16,7 @@ import { debitCredits } from '../src/store/repositories/credits.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { call } from './helpers/operations.ts';
 import { balanceOf, messageFromDb, setNumberStatus, setOptedOut, testDispatcher } from './helpers/sms.ts';
-import { testStoreKind } from './helpers/stores.ts';
-
-const kind = testStoreKind();
+import { storeTest } from './helpers/stores.ts';
 
 async function send(ctx: TestApp, demo: DemoAccount, body: Record<string, unknown>): Promise<number> {
   const res = await call(ctx.app, { method: 'POST', path: '/v1/sms/send', token: demo.token, body: { Message: 'hello', ...body } });
@@ -49,7 +46,7 @@ function scriptedCarrier(script: (m: OutboundMessage) => SubmitResult | Promise<
   };
 }
 
-test(`[${kind}] sandbox: Sent at once, Delivered a moment later; +15005550001 Undelivered, …0002 Failed (refunded), …0003 stays Sent`, async (t) => {
+storeTest('sandbox: Sent at once, Delivered a moment later; +15005550001 Undelivered, …0002 Failed (refunded), …0003 stays Sent', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const start = await balanceOf(ctx, demo.account.id);
@@ -85,7 +82,7 @@ test(`[${kind}] sandbox: Sent at once, Delivered a moment later; +15005550001 Un
   assert.deepEqual([...submits.entries()].sort(), Object.values(ids).map((id) => [id, 1]).sort(), 'each submitted once');
 });
 
-test(`[${kind}] Rejected with a refund: recipient opted out, number no longer Active (or gone); a §7 confirmation still goes`, async (t) => {
+storeTest('Rejected with a refund: recipient opted out, number no longer Active (or gone); a §7 confirmation still goes', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const [a, b] = demo.contacts.filter((c) => c.OptedOut === 0);
@@ -123,7 +120,7 @@ test(`[${kind}] Rejected with a refund: recipient opted out, number no longer Ac
   assert.equal(await status(ctx, gone), 'Rejected NUMBER_INACTIVE');
 });
 
-test(`[${kind}] sending is committed with a lease before the carrier call; a lease that runs out is retried; a lost lease writes nothing`, async (t) => {
+storeTest('sending is committed with a lease before the carrier call; a lease that runs out is retried; a lost lease writes nothing', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const id = await send(ctx, demo, { MobilePhone: '+15551234567' });
@@ -154,7 +151,7 @@ test(`[${kind}] sending is committed with a lease before the carrier call; a lea
   assert.deepEqual({ ...row }, { status_id: 2, carrier_message_id: 'c-2', lease_token: null, due_at: null });
 });
 
-test(`[${kind}] temporary refusals back off and are retried; the last attempt ends Failed with a refund; a throw is temporary`, async (t) => {
+storeTest('temporary refusals back off and are retried; the last attempt ends Failed with a refund; a throw is temporary', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const start = await balanceOf(ctx, demo.account.id);
@@ -200,7 +197,7 @@ test(`[${kind}] temporary refusals back off and are retried; the last attempt en
   assert.equal(await balanceOf(ctx, demo.account.id), start - 1);
 });
 
-test(`[${kind}] MMS: Failed NO_MMS_ROUTE (refunded) on a carrier without MMS; the sandbox takes them`, async (t) => {
+storeTest('MMS: Failed NO_MMS_ROUTE (refunded) on a carrier without MMS; the sandbox takes them', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const start = await balanceOf(ctx, demo.account.id);
@@ -231,7 +228,7 @@ test(`[${kind}] MMS: Failed NO_MMS_ROUTE (refunded) on a carrier without MMS; th
   assert.equal(await balanceOf(ctx, demo.account.id), start - 3);
 });
 
-test(`[${kind}] receipts pushed by a carrier: applied once, by carrier id; a late or unknown receipt changes nothing`, async (t) => {
+storeTest('receipts pushed by a carrier: applied once, by carrier id; a late or unknown receipt changes nothing', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const a = await send(ctx, demo, { MobilePhone: '+15551234567' });
@@ -255,7 +252,7 @@ test(`[${kind}] receipts pushed by a carrier: applied once, by carrier id; a lat
   assert.deepEqual(got, { from: '1', to: '2', text: 'STOP' });
 });
 
-test(`[${kind}] the loop: start() dispatches on its own (real time, bounded wait), stop() ends it after the round`, async (t) => {
+storeTest('the loop: start() dispatches on its own (real time, bounded wait), stop() ends it after the round', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const ids = [await send(ctx, demo, { MobilePhone: '+15551234567' }), await send(ctx, demo, { MobilePhone: '+15005550001' })];

@@ -1,6 +1,6 @@
 /**
  * The status life of scheduled messages (API-EXTENSIONS §6 "Scheduled message status"; the
- * scheduler, src/dispatch/scheduler.ts) on the store of the run, with a manual clock: Pending →
+ * scheduler, src/dispatch/scheduler.ts) on each store, with a manual clock: Pending →
  * Approved and Scheduled with its credits reserved, or Action Required with nothing debited
  * (number not Active, recipient opted out, not enough credits); checked again when credits are
  * added (the CLI's credits add/set, a refund, a cancel) or when it is updated; credits that add up
@@ -9,9 +9,8 @@
  * the list); Action Required at its time stays unsent; leases, lost claims, and two schedulers
  * sharing the work with each message checked and sent once; the real loop within a second.
  */
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { DemoAccount } from '../src/cli/demo.ts';
+import type { DemoAccount } from '../src/domain/demo.ts';
 import { createManualClock, systemClock, type ManualClock } from '../src/lib/time.ts';
 import { createScheduler } from '../src/dispatch/index.ts';
 import { changeCredits } from '../src/store/repositories/accounts.ts';
@@ -22,9 +21,8 @@ import { runCli } from './helpers/cli.ts';
 import { call, messagesFromDb } from './helpers/operations.ts';
 import { balanceOf, countMessages, messageFromDb, setBalance, setNumberStatus, setOptedOut, testDispatcher } from './helpers/sms.ts';
 import { CANCEL, dateTimeForms, LIST, UPDATE, VIEW, schedule, scheduledFromDb, stateOf, testScheduler } from './helpers/scheduled.ts';
-import { testStoreKind } from './helpers/stores.ts';
+import { storeTest } from './helpers/stores.ts';
 
-const kind = testStoreKind();
 const RECIPIENT = '+15551234567';
 
 async function setup(t: { after(fn: () => unknown): void }) {
@@ -52,7 +50,7 @@ async function messageOf(ctx: TestApp, scheduledId: number) {
   return messageFromDb(ctx, rows[0]!.id);
 }
 
-test(`[${kind}] a new message is Pending, then within a round Approved and Scheduled with its cost reserved (debited now), exactly`, async (t) => {
+storeTest('a new message is Pending, then within a round Approved and Scheduled with its cost reserved (debited now), exactly', async (t) => {
   const { ctx, demo, clock, scheduler } = await setup(t);
   const start = await balanceOf(ctx, demo.account.id);
   const one = await scheduleAt(ctx, demo, clock, 3600);
@@ -75,7 +73,7 @@ test(`[${kind}] a new message is Pending, then within a round Approved and Sched
   assert.equal((await scheduler.drain()).claimed, 0, 'nothing more to do until their DateTime');
 });
 
-test(`[${kind}] Action Required with nothing debited: recipient opted out, number no longer Active, not enough credits (the first ones that fit are approved)`, async (t) => {
+storeTest('Action Required with nothing debited: recipient opted out, number no longer Active, not enough credits (the first ones that fit are approved)', async (t) => {
   const { ctx, demo, clock, scheduler } = await setup(t);
   const optedOut = demo.contacts.find((c) => c.OptedOut === 1)!;
   const toOptedOut = await scheduleAt(ctx, demo, clock, 600, { MobilePhone: `+${optedOut.Number}` });
@@ -100,7 +98,7 @@ test(`[${kind}] Action Required with nothing debited: recipient opted out, numbe
   assert.equal(listed.find((m) => m.Id === tooMuch)!.Status_Id, 2);
 });
 
-test(`[${kind}] checked again when credits are added (credits add/set, a refund, a cancel), not when they go down; only while its DateTime is ahead`, async (t) => {
+storeTest('checked again when credits are added (credits add/set, a refund, a cancel), not when they go down; only while its DateTime is ahead', async (t) => {
   const { ctx, demo, clock, scheduler } = await setup(t);
   await setBalance(ctx, demo.account.id, 2);
   const a = await scheduleAt(ctx, demo, clock, 3600, { Message: 'b'.repeat(300) }); // 2 segments, then 3 below
@@ -160,7 +158,7 @@ test(`[${kind}] checked again when credits are added (credits add/set, a refund,
   assert.equal((await call(ctx.app, { path: VIEW, token: demo.token, query: `id=${late}` })).statusCode, 200, 'still listed');
 });
 
-test(`[${kind}] the CLI's credits add re-checks Action Required messages`, async (t) => {
+storeTest(`the CLI's credits add re-checks Action Required messages`, async (t) => {
   const { ctx, demo, clock, scheduler } = await setup(t);
   await setBalance(ctx, demo.account.id, 0);
   const id = await scheduleAt(ctx, demo, clock, 3600);
@@ -174,7 +172,7 @@ test(`[${kind}] the CLI's credits add re-checks Action Required messages`, async
   assert.equal(await balanceOf(ctx, demo.account.id), 4);
 });
 
-test(`[${kind}] an update releases what was reserved, is Pending, and is checked again; a Number no longer Active makes it Action Required`, async (t) => {
+storeTest('an update releases what was reserved, is Pending, and is checked again; a Number no longer Active makes it Action Required', async (t) => {
   const { ctx, demo, clock, scheduler } = await setup(t);
   const start = await balanceOf(ctx, demo.account.id);
   const id = await scheduleAt(ctx, demo, clock, 3600, { Message: 'b'.repeat(400), Number: '15550100001' }); // 3
@@ -203,7 +201,7 @@ test(`[${kind}] an update releases what was reserved, is Pending, and is checked
   assert.equal(await balanceOf(ctx, demo.account.id), start);
 });
 
-test(`[${kind}] at its DateTime an approved message becomes a Message (Queued, ScheduledMessageId, its reservation as Credits) and leaves the list; the dispatcher takes it from there; failures are refunded`, async (t) => {
+storeTest('at its DateTime an approved message becomes a Message (Queued, ScheduledMessageId, its reservation as Credits) and leaves the list; the dispatcher takes it from there; failures are refunded', async (t) => {
   const { ctx, demo, clock, scheduler } = await setup(t);
   const start = await balanceOf(ctx, demo.account.id);
   const ok = await scheduleAt(ctx, demo, clock, 120, { Message: 'b'.repeat(200) });
@@ -269,7 +267,7 @@ test(`[${kind}] at its DateTime an approved message becomes a Message (Queued, S
   assert.equal((await scheduledFromDb(ctx, later)).Status_Id, 3);
 });
 
-test(`[${kind}] Action Required at its time stays listed and unsent; an update then checks it and, approved, sends it at once`, async (t) => {
+storeTest('Action Required at its time stays listed and unsent; an update then checks it and, approved, sends it at once', async (t) => {
   const { ctx, demo, clock, scheduler } = await setup(t);
   const optedOut = demo.contacts.find((c) => c.OptedOut === 1)!;
   const id = await scheduleAt(ctx, demo, clock, 60, { MobilePhone: `+${optedOut.Number}` });
@@ -287,7 +285,7 @@ test(`[${kind}] Action Required at its time stays listed and unsent; an update t
   assert.equal(await balanceOf(ctx, demo.account.id), start - 1);
 });
 
-test(`[${kind}] a scheduler that dies after its claim: the lease holds the rows, then another does the work once; a lost claim writes nothing and keeps no debit`, async (t) => {
+storeTest('a scheduler that dies after its claim: the lease holds the rows, then another does the work once; a lost claim writes nothing and keeps no debit', async (t) => {
   const { ctx, demo, clock, scheduler } = await setup(t);
   const start = await balanceOf(ctx, demo.account.id);
   const id = await scheduleAt(ctx, demo, clock, 60);
@@ -320,7 +318,7 @@ test(`[${kind}] a scheduler that dies after its claim: the lease holds the rows,
   assert.equal(await balanceOf(ctx, demo.account.id), start);
 });
 
-test(`[${kind}] two schedulers share the work: every message checked once and sent once, credits exact`, async (t) => {
+storeTest('two schedulers share the work: every message checked once and sent once, credits exact', async (t, kind) => {
   const { ctx, demo, clock } = await setup(t);
   const twin = await buildTestApp(t, {}, { dir: ctx.dir, clock });
   const other = await ctx.seed('Other');
@@ -359,7 +357,7 @@ test(`[${kind}] two schedulers share the work: every message checked once and se
   assert.equal(await balanceOf(ctx, demo.account.id), 150 - reservedDemo, 'sending debits nothing more');
 });
 
-test(`[${kind}] schedulers, updates, cancels, credits added and the dispatcher at once: no deadlock, and every credit accounted for`, async (t) => {
+storeTest('schedulers, updates, cancels, credits added and the dispatcher at once: no deadlock, and every credit accounted for', async (t, kind) => {
   const { ctx, demo, clock } = await setup(t);
   // PostgreSQL: the API on a second pool and a second scheduler on a third; SQLite: one connection (see above).
   const twin = kind === 'postgres' ? await buildTestApp(t, {}, { dir: ctx.dir, clock }) : ctx;
@@ -402,7 +400,7 @@ test(`[${kind}] schedulers, updates, cancels, credits added and the dispatcher a
   assert.equal(held, 0, 'every approved message was sent; the rest are Action Required, holding nothing');
 });
 
-test(`[${kind}] rows the service never managed (the demo's) are shown as they are and never checked or sent`, async (t) => {
+storeTest(`rows the service never managed (the demo's) are shown as they are and never checked or sent`, async (t) => {
   const { ctx, demo, clock, scheduler } = await setup(t);
   await changeCredits(ctx.store.db, demo.account.id, 100, 'add', clock.nowSeconds());
   clock.advance(10 * 86_400_000);
@@ -411,7 +409,7 @@ test(`[${kind}] rows the service never managed (the demo's) are shown as they ar
   assert.equal(await countMessages(ctx, demo.account.id), 0);
 });
 
-test(`[${kind}] the real loop (serve and worker run it): a new message is checked within a second and sent at its time`, async (t) => {
+storeTest('the real loop (serve and worker run it): a new message is checked within a second and sent at its time', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   const scheduler = createScheduler(ctx.config, ctx.store, { clock: systemClock });

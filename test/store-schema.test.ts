@@ -1,7 +1,6 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp } from './helpers/app.ts';
-import { testStoreKind } from './helpers/stores.ts';
+import { storeTest } from './helpers/stores.ts';
 import { isUniqueViolation } from '../src/store/errors.ts';
 import * as contacts from '../src/store/repositories/contacts.ts';
 import * as fields from '../src/store/repositories/custom-fields.ts';
@@ -13,9 +12,7 @@ import { migrateToLatest } from '../src/store/db.ts';
 // The rules that keep the data right live in the schema of both databases, not only in code:
 // these tests write through the repositories around the domain checks and expect the database to refuse.
 
-const kind = testStoreKind();
-
-test(`[${kind}] a keyword is unique per number, case-insensitively, by index`, async (t) => {
+storeTest('a keyword is unique per number, case-insensitively, by index', async (t) => {
   const ctx = await buildTestApp(t);
   const a = await ctx.seed('A');
   const number = (await numbers.findNumber(ctx.store.db, a.account.id, a.numbers[0]!.Number))!;
@@ -30,7 +27,7 @@ test(`[${kind}] a keyword is unique per number, case-insensitively, by index`, a
   await assert.rejects(reserve('HELLO'), (err) => isUniqueViolation(err));
 });
 
-test(`[${kind}] ownership: an entry, a membership or a reservation cannot point at another account's rows`, async (t) => {
+storeTest(`ownership: an entry, a membership or a reservation cannot point at another account's rows`, async (t) => {
   const ctx = await buildTestApp(t);
   const a = await ctx.seed('A');
   const b = await ctx.seed('B');
@@ -52,7 +49,7 @@ test(`[${kind}] ownership: an entry, a membership or a reservation cannot point 
   assert.equal((await fields.findEntry(db, a.account.id, entry.Id))!.custom_field_id, entry.CustomFieldId);
 });
 
-test(`[${kind}] one entry per custom field × contact; one contact per number per account`, async (t) => {
+storeTest('one entry per custom field × contact; one contact per number per account', async (t) => {
   const ctx = await buildTestApp(t);
   const a = await ctx.seed('A');
   const db = ctx.store.db;
@@ -65,7 +62,7 @@ test(`[${kind}] one entry per custom field × contact; one contact per number pe
   );
 });
 
-test(`[${kind}] statuses and types outside the spec's tables are refused by check constraints`, async (t) => {
+storeTest(`statuses and types outside the spec's tables are refused by check constraints`, async (t) => {
   const ctx = await buildTestApp(t);
   const a = await ctx.seed('A');
   await assert.rejects(numbers.insertNumber(ctx.store.db, a.account.id, '15550109999', 7, null, 0));
@@ -83,7 +80,7 @@ test(`[${kind}] statuses and types outside the spec's tables are refused by chec
   );
 });
 
-test(`[${kind}] migrations are idempotent: a second run applies nothing`, async (t) => {
+storeTest('migrations are idempotent: a second run applies nothing', async (t) => {
   const ctx = await buildTestApp(t);
   assert.deepEqual(await migrateToLatest(ctx.store), []);
 });

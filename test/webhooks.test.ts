@@ -1,5 +1,5 @@
 /**
- * Webhooks (API-EXTENSIONS §10) on the store of the run, with a REAL receiver on loopback that
+ * Webhooks (API-EXTENSIONS §10) on each store, with a REAL receiver on loopback that
  * verifies every signature with two independent implementations (test/helpers/webhook-receiver.ts):
  * CRUD and its rules, the SSRF guard (IPv4, IPv6, IPv4-mapped IPv6, a name resolving to loopback,
  * a redirect), the outbox (each event of the §10 table written with its change), retries on the
@@ -15,10 +15,9 @@ import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { assert422, call } from './helpers/operations.ts';
 import { testDispatcher } from './helpers/sms.ts';
 import { testScheduler } from './helpers/scheduled.ts';
-import { testStoreKind } from './helpers/stores.ts';
+import { storeTest } from './helpers/stores.ts';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
 
-const kind = testStoreKind();
 const ALLOW = { MSGSVC_WEBHOOK_ALLOW_PRIVATE: '1' };
 
 function deliverer(ctx: TestApp, clock: ManualClock, o: { allowPrivate?: boolean; timeoutMs?: number } = {}) {
@@ -50,7 +49,7 @@ test('SSRF guard: loopback, private, link-local and unspecified in IPv4, IPv6 an
   for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '172.32.0.1', '11.0.0.1']) assert.equal(isForbiddenAddress(a), false, a);
 });
 
-test(`[${kind}] webhooks CRUD: create 201 with Location and Secret (once), view/index without it, update, delete; every rule`, async (t) => {
+storeTest('webhooks CRUD: create 201 with Location and Secret (once), view/index without it, update, delete; every rule', async (t) => {
   const ctx = await buildTestApp(t, ALLOW);
   const demo = await ctx.seed();
   const token = demo.token;
@@ -101,7 +100,33 @@ test(`[${kind}] webhooks CRUD: create 201 with Location and Secret (once), view/
   assert.equal((await call(ctx.app, { path: '/v1/webhooks/view', token, query: `id=${created.Id}` })).statusCode, 404);
 });
 
-test(`[${kind}] SSRF guard at write: private, loopback, link-local and unspecified hosts are refused unless MSGSVC_WEBHOOK_ALLOW_PRIVATE=1`, async (t) => {
+storeTest('webhooks/update: the stored values again leave DateUpdated; a changed value moves it', async (t) => {
+  const ctx = await buildTestApp(t, ALLOW);
+  const demo = await ctx.seed();
+  const token = demo.token;
+  const PAST = 1_000_000_000;
+  const every = { Url: 'http://127.0.0.1:9/same', Events: ['message.delivered', 'contact.opted_out'], Active: 1 };
+  const created = JSON.parse((await call(ctx.app, { method: 'POST', path: '/v1/webhooks/create', token, body: every })).body) as { Id: number };
+  const past = () => ctx.store.db.updateTable('webhooks').set({ updated_at: PAST }).where('id', '=', created.Id).execute();
+  const update = (body: object) => call(ctx.app, { method: 'PATCH', path: '/v1/webhooks/update', token, query: `id=${created.Id}`, body });
+  const view = async () => (await call(ctx.app, { path: '/v1/webhooks/view', token, query: `id=${created.Id}` })).body;
+  for (const body of [every, { Events: [...every.Events, 'contact.opted_out'], Active: '1' }, {}]) {
+    await past();
+    const res = await update(body);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal((JSON.parse(res.body) as { DateUpdated: string }).DateUpdated, '2001-09-09 01:46:40', `${JSON.stringify(body)}: nothing saved`);
+    assert.equal(res.body, await view());
+  }
+  for (const body of [{ Url: 'http://127.0.0.1:9/other' }, { Events: [...every.Events].reverse() }, { Active: 0 }]) {
+    await update(every);
+    await past();
+    const res = await update(body);
+    assert.notEqual((JSON.parse(res.body) as { DateUpdated: string }).DateUpdated, '2001-09-09 01:46:40', `${JSON.stringify(body)}: DateUpdated moves`);
+    assert.equal(res.body, await view());
+  }
+});
+
+storeTest('SSRF guard at write: private, loopback, link-local and unspecified hosts are refused unless MSGSVC_WEBHOOK_ALLOW_PRIVATE=1', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
   for (const host of ['127.0.0.1', '10.1.2.3', '192.168.0.10', '169.254.169.254', '0.0.0.0', '[::1]', '[::]', '[fe80::1]', '[fd00::1]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', 'localhost', 'api.localhost', '2130706433', '0x7f.1']) {
@@ -113,7 +138,7 @@ test(`[${kind}] SSRF guard at write: private, loopback, link-local and unspecifi
   assert.equal((await call(allowed.app, { method: 'POST', path: '/v1/webhooks/create', token: d2.token, body: { Url: 'http://[::ffff:127.0.0.1]:8080/hook', Events: ['message.sent'] } })).statusCode, 201);
 });
 
-test(`[${kind}] a real receiver: the first two attempts fail, the third is Delivered with the same webhook-id; retries at 5 s and 30 s; signatures verify`, async (t) => {
+storeTest('a real receiver: the first two attempts fail, the third is Delivered with the same webhook-id; retries at 5 s and 30 s; signatures verify', async (t) => {
   const ctx = await buildTestApp(t, ALLOW);
   const demo = await ctx.seed();
   const r = await withReceiver(t);
@@ -158,7 +183,7 @@ test(`[${kind}] a real receiver: the first two attempts fail, the third is Deliv
   assert.deepEqual(Object.keys(body.data), ['Id', 'Direction', 'Number', 'MobilePhone', 'Message', 'Type_Id', 'Type_Description', 'Status_Id', 'Status_Description', 'Segments', 'Credits', 'BatchId', 'ScheduledMessageId', 'ErrorCode', 'DateCreated', 'DateSent', 'DateDelivered']);
 });
 
-test(`[${kind}] a receiver that hangs past the timeout: LastError timeout, retried; a redirect is not followed (HTTP 302); connection refused`, async (t) => {
+storeTest('a receiver that hangs past the timeout: LastError timeout, retried; a redirect is not followed (HTTP 302); connection refused', async (t) => {
   const ctx = await buildTestApp(t, ALLOW);
   const demo = await ctx.seed();
   const hanging = await withReceiver(t);
@@ -184,7 +209,7 @@ test(`[${kind}] a receiver that hangs past the timeout: LastError timeout, retri
   assert.equal((await deliveries(ctx, demo.token, h3.Id))[0]!.LastError, 'connection refused');
 });
 
-test(`[${kind}] SSRF guard at each attempt (at connect time): a loopback literal, an IPv4-mapped IPv6 literal, an IPv6 literal, and a name resolving to loopback`, async (t) => {
+storeTest('SSRF guard at each attempt (at connect time): a loopback literal, an IPv4-mapped IPv6 literal, an IPv6 literal, and a name resolving to loopback', async (t) => {
   const ctx = await buildTestApp(t, ALLOW);
   const demo = await ctx.seed();
   const r = await withReceiver(t);
@@ -198,7 +223,7 @@ test(`[${kind}] SSRF guard at each attempt (at connect time): a loopback literal
   assert.equal(r.received.length, 0);
 });
 
-test(`[${kind}] the outbox: each event of the §10 table is written with its change (receipts, inbound, STOP/START, API opt-out, Rejected, Failed, action required)`, async (t) => {
+storeTest('the outbox: each event of the §10 table is written with its change (receipts, inbound, STOP/START, API opt-out, Rejected, Failed, action required)', async (t) => {
   const ctx = await buildTestApp(t, ALLOW);
   const demo = await ctx.seed();
   const r = await withReceiver(t);
@@ -256,7 +281,7 @@ test(`[${kind}] the outbox: each event of the §10 table is written with its cha
   assert.equal(new Set(r.received.map((x) => x.id)).size, r.received.length, 'one delivery per event');
 });
 
-test(`[${kind}] after the last retry (6 h) the delivery is Failed; redeliver queues it once more (200, the delivery record)`, async (t) => {
+storeTest('after the last retry (6 h) the delivery is Failed; redeliver queues it once more (200, the delivery record)', async (t) => {
   const ctx = await buildTestApp(t, ALLOW);
   const demo = await ctx.seed();
   const r = await withReceiver(t);
@@ -290,7 +315,7 @@ test(`[${kind}] after the last retry (6 h) the delivery is Failed; redeliver que
   assert.ok(r.received[7]!.verified);
 });
 
-test(`[${kind}] the signing secret never reaches the log (create, replay, deliveries)`, async (t) => {
+storeTest('the signing secret never reaches the log (create, replay, deliveries)', async (t) => {
   const lines: string[] = [];
   const ctx = await buildTestApp(t, { ...ALLOW, LOG_LEVEL: 'trace' }, { logDestination: { write: (line: string) => void lines.push(line) } });
   const demo = await ctx.seed();

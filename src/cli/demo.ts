@@ -1,212 +1,25 @@
-import type { CountryCode } from 'libphonenumber-js';
-import { inTransaction, type Store } from '../store/db.ts';
-import * as accounts from '../store/repositories/accounts.ts';
-import * as contacts from '../store/repositories/contacts.ts';
-import * as fields from '../store/repositories/custom-fields.ts';
-import * as groups from '../store/repositories/groups.ts';
-import * as media from '../store/repositories/media.ts';
-import * as messages from '../store/repositories/messages.ts';
-import * as numbers from '../store/repositories/numbers.ts';
-import { issueToken } from '../domain/accounts.ts';
-import { normalisePhone } from '../domain/phone.ts';
-import { nowSeconds } from '../lib/time.ts';
-import { caseKey } from '../domain/text.ts';
-import { MEDIA_CHUNK_BYTES } from '../domain/media.ts';
-import { pngImage } from './sample-images.ts';
-import type { ContactRecord } from '../records/contacts.ts';
-import type { CustomFieldRecord, CustomFieldValueRecord } from '../records/custom-fields.ts';
-import type { GroupRecord } from '../records/groups.ts';
-import type { RecordMappers } from '../records/index.ts';
-import type { NumberRecord } from '../records/numbers.ts';
-import type { ScheduledMessageRecord } from '../records/scheduled-messages.ts';
+/** `msgsvc demo`: a NEW account with sample data (src/domain/demo.ts), its token and curl lines. */
+import type { Command } from 'commander';
+import type { Config } from '../config.ts';
+import { createDemoAccount, demoCurlLines } from '../domain/demo.ts';
+import { createTimeFormat } from '../lib/time.ts';
+import { recordMappers } from '../records/index.ts';
+import { out, withStore } from './common.ts';
 
-/** Everything `msgsvc demo --json` prints: the new account, its token and its records as the API shows them. */
-export interface DemoAccount {
-  account: { id: number; name: string };
-  token: string;
-  numbers: NumberRecord[];
-  contacts: ContactRecord[];
-  groups: GroupRecord[];
-  customFields: CustomFieldRecord[];
-  customFieldEntries: CustomFieldValueRecord[];
-  scheduledMessages: ScheduledMessageRecord[];
-}
-
-const FIRST = ['Olivia', 'Liam', 'Emma', 'Noah', 'Ava', 'Elijah', 'Sophia', 'James', 'Isabella', 'Lucas', 'Mia', 'Mateo', 'Amelia', 'Benjamin', 'Harper', 'Henry', 'Evelyn', 'Theodore', 'Chloé', 'José'];
-const LAST = ['Smith', 'Johnson', 'Williams', 'Brown', 'Jones', 'García', 'Miller', 'Davis', 'Rodríguez', 'Martinez', 'Hernández', 'Lopez', "O'Brien", 'Wilson', 'Anderson', 'Thomas', 'Taylor', 'Moore'];
-const CITIES: [string, string][] = [['Austin', '78701'], ['Portland', '97201'], ['Denver', '80202'], ['Chicago', '60601'], ['Boston', '02108'], ['Seattle', '98101'], ['Miami', '33101']];
-
-/** The demo account's own numbers: every number status (spec "Number status"), two Active. */
-const DEMO_NUMBERS: { number: string; status: number; blockedDaysAgo?: number }[] = [
-  { number: '55155', status: 0 },
-  { number: '15550100001', status: 0 },
-  { number: '15550100002', status: 1 },
-  { number: '15550100003', status: 301, blockedDaysAgo: 3 },
-  { number: '15550100004', status: 302, blockedDaysAgo: 40 },
-];
-
-const CONTACT_COUNT = 50;
-
-/**
- * Creates a NEW account filled with realistic sample data and a token for it: numbers in all four
- * statuses, 50 contacts (some without birthday, email or city; some in two or more groups),
- * groups, custom fields with entries, and scheduled SMS and MMS in all three statuses.
- * Deterministic apart from ids and times, so docs and tests can rely on its shape.
- */
-export async function createDemoAccount(store: Store, mappers: RecordMappers, region: CountryCode, name?: string): Promise<DemoAccount> {
-  const now = nowSeconds();
-  const day = 86_400;
-  const accountName = name ?? `Demo account ${new Date(now * 1000).toISOString().slice(0, 19).replace('T', ' ')}`;
-  const seeded = await inTransaction(store, async (tx) => {
-    const accountId = await accounts.createAccount(tx, accountName, now);
-    await accounts.changeCredits(tx, accountId, 2500, 'set', now);
-    for (const n of DEMO_NUMBERS) {
-      await numbers.insertNumber(tx, accountId, n.number, n.status, n.blockedDaysAgo ? now - n.blockedDaysAgo * day : null, now);
-    }
-    const contactIds: number[] = [];
-    for (let i = 0; i < CONTACT_COUNT; i++) {
-      const phone = normalisePhone(`+1555${String(2000000 + i * 7919).padStart(7, '0')}`, region)!;
-      const [city, zip] = CITIES[i % CITIES.length]!;
-      const first = FIRST[i % FIRST.length]!;
-      const last = LAST[(i * 7) % LAST.length]!;
-      contactIds.push(
-        await contacts.insertContact(
-          tx,
-          accountId,
-          {
-            number: phone.digits,
-            e164: phone.e164,
-            optedOut: i % 11 === 5 ? 1 : 0,
-            firstName: first,
-            lastName: last,
-            birthday: i % 4 === 3 ? null : `${1960 + (i % 40)}-${String((i % 12) + 1).padStart(2, '0')}-${String((i % 28) + 1).padStart(2, '0')}`,
-            email: i % 5 === 4 ? '' : `${first}.${last}${i}@example.com`.toLowerCase().replace(/[^a-z0-9.@]/g, ''),
-            zip: i % 6 === 5 ? '' : zip,
-            city: i % 6 === 5 ? '' : city,
-          },
-          now - (CONTACT_COUNT - i) * day,
-        ),
-      );
-    }
-    const newsletter = await groups.insertGroup(tx, accountId, { name: 'Newsletter', note: 'Monthly news and offers', keywordId: 0, parentId: 0 }, now - 90 * day);
-    const vip = await groups.insertGroup(tx, accountId, { name: 'VIP Customers', note: 'Early access to sales', keywordId: 0, parentId: newsletter }, now - 60 * day);
-    const events = await groups.insertGroup(tx, accountId, { name: 'Store Events', note: 'In-store events & workshops', keywordId: 0, parentId: 0 }, now - 30 * day);
-    const staff = await groups.insertGroup(tx, accountId, { name: 'Staff', note: 'Shift reminders', keywordId: 0, parentId: 0 }, now - 10 * day);
-    await groups.insertGroup(tx, accountId, { name: 'Empty Group', note: 'No members yet', keywordId: 0, parentId: 0 }, now - day);
-    for (const [i, contactId] of contactIds.entries()) {
-      if (i % 2 === 0) await groups.addGroupMember(tx, accountId, newsletter, contactId);
-      if (i % 5 === 0) await groups.addGroupMember(tx, accountId, vip, contactId);
-      if (i % 3 === 0) await groups.addGroupMember(tx, accountId, events, contactId);
-      if (i >= 45) await groups.addGroupMember(tx, accountId, staff, contactId);
-    }
-    const color = await fields.insertCustomField(tx, accountId, 'Favorite Color', caseKey('Favorite Color'), now - 20 * day);
-    const tier = await fields.insertCustomField(tx, accountId, 'Loyalty Tier', caseKey('Loyalty Tier'), now - 20 * day);
-    await fields.insertCustomField(tx, accountId, 'Shoe Size', caseKey('Shoe Size'), now - 5 * day);
-    const colors = ['Blue', 'Green', 'Red', 'Purple', 'Black'];
-    const tiers = ['Bronze', 'Silver', 'Gold'];
-    for (const [i, contactId] of contactIds.entries()) {
-      if (i % 3 === 0) await fields.insertEntry(tx, accountId, color, contactId, colors[i % colors.length]!, now - 2 * day);
-      if (i % 4 === 0) await fields.insertEntry(tx, accountId, tier, contactId, tiers[i % tiers.length]!, now - day);
-    }
-    // MMS media and templates (API-EXTENSIONS §9): two real PNGs, two templates; the MMS
-    // scheduled messages below name these templates.
-    const templateIds: number[] = [];
-    for (const [i, [name, subject, colour]] of ([
-      ['Spring collection', 'New collection', [46, 139, 87]],
-      ['Store opening', 'Grand opening', [70, 130, 180]],
-    ] as const).entries()) {
-      const png = pngImage(64, 48, (x, y) => [(colour[0] + x) & 255, (colour[1] + y) & 255, colour[2]]);
-      const mediaId = await media.insertMedia(tx, accountId, { fileName: `demo-${i + 1}.png`, mimeType: 'image/png', chunkBytes: MEDIA_CHUNK_BYTES }, now - 3 * day);
-      await media.insertChunk(tx, accountId, mediaId, 0, png);
-      await media.finishMedia(tx, accountId, mediaId, png.length, 64, 48);
-      const templateId = await media.insertTemplate(tx, accountId, { name, subject, message: 'See the new collection in the picture!' }, now - 3 * day);
-      await media.setTemplateMedia(tx, accountId, templateId, [mediaId]);
-      templateIds.push(templateId);
-    }
-    let m = 0;
-    for (const typeId of [1, 2]) {
-      for (const statusId of [1, 2, 3]) {
-        for (let k = 0; k < 2; k++, m++) {
-          const contact = contactIds[(m * 3) % contactIds.length]!;
-          await messages.insertScheduledMessage(
-            tx,
-            accountId,
-            {
-              mobilePhone: `1555${String(2000000 + ((m * 3) % CONTACT_COUNT) * 7919).padStart(7, '0')}`,
-              message: typeId === 1 ? `Hi! Our spring sale starts Friday. Reply STOP to opt out. #${contact}` : 'See the new collection in the picture!',
-              scheduledAt: now + (m + 1) * 3600 * 6,
-              statusId,
-              typeId,
-              mmsTemplateId: typeId === 2 ? templateIds[m % templateIds.length]! : null,
-              subject: typeId === 2 ? 'New collection' : '',
-            },
-            now,
-          );
-        }
+/** Adds the `demo` command to `program`; `config` reads the configuration when the command runs. */
+export function addDemoCommand(program: Command, config: () => Config): void {
+  program
+    .command('demo')
+    .description('create a NEW account with sample data and a token')
+    .option('--json', 'print one JSON object: account, token and every record as the API shows it')
+    .option('--base-url <url>', 'server address for the printed curl lines', 'http://127.0.0.1:8080')
+    .action(async (opts: { json?: boolean; baseUrl: string }) => {
+      const cfg = config();
+      const demo = await withStore(cfg, (store) => createDemoAccount(store, recordMappers(createTimeFormat(cfg.timeZone)), cfg.defaultRegion));
+      if (opts.json) out(demo);
+      else {
+        out(`account ${demo.account.id} (${demo.account.name})\naccess token: ${demo.token}\n`);
+        for (const line of demoCurlLines(opts.baseUrl, demo)) out(line);
       }
-    }
-    return { accountId, contactIds, groupIds: [newsletter, vip, events, staff], fieldIds: [color, tier] };
-  });
-  const { token } = await issueToken(store, seeded.accountId, 'demo');
-  return readDemoAccount(store, mappers, seeded.accountId, accountName, token);
-}
-
-async function readDemoAccount(store: Store, mappers: RecordMappers, accountId: number, name: string, token: string): Promise<DemoAccount> {
-  const db = store.db;
-  const numberRows = await numbers.listNumbers(db, accountId, 1_000_000, 0);
-  const contactRows = [];
-  for (const e164 of await contacts.listContactsE164(db, accountId)) contactRows.push((await contacts.findContactByE164(db, accountId, e164))!);
-  const groupRows = [];
-  for (const id of await groups.listGroupIds(db, accountId)) groupRows.push((await groups.findGroup(db, accountId, id))!);
-  const fieldRows = [];
-  for (const id of await fields.listCustomFieldIds(db, accountId)) fieldRows.push((await fields.findCustomField(db, accountId, id))!);
-  const messageRows = await messages.listScheduledMessages(db, accountId, 1_000_000, 0);
-  const customFields = fieldRows.map(mappers.customField);
-  return {
-    account: { id: accountId, name },
-    token,
-    numbers: numberRows.map(mappers.number),
-    contacts: contactRows.map(mappers.contact),
-    groups: groupRows.map(mappers.group),
-    customFields,
-    customFieldEntries: customFields.flatMap((f) => f.Value).sort((a, b) => a.Id - b.Id),
-    scheduledMessages: messageRows.map(mappers.scheduledMessage),
-  };
-}
-
-/** The recipient of the demo's send and the sender of its sandbox STOP (not one of the demo contacts). */
-const DEMO_RECIPIENT = '+15551234567';
-/** The recipient of the demo's scheduled message (not the one that texts STOP, so it is delivered). */
-const DEMO_SCHEDULED_RECIPIENT = '+15551234568';
-
-/**
- * One ready-to-paste curl line per operation of the spec, then a send, a message scheduled a
- * minute ahead and a sandbox STOP (API-EXTENSIONS §6–§8), for the demo banner and the README.
- */
-export function demoCurlLines(baseUrl: string, demo: DemoAccount): string[] {
-  const t = encodeURIComponent(demo.token);
-  const contact = demo.contacts[0]!;
-  const group = demo.groups[0]!;
-  const field = demo.customFields[0]!;
-  const entry = demo.customFieldEntries[0]!;
-  const active = demo.numbers.find((n) => n.Status_Id === 0)!;
-  const json = "-H 'Content-Type: application/json'";
-  return [
-    `curl -s '${baseUrl}/v1/numbers/index?access_token=${t}'`,
-    `curl -s '${baseUrl}/v1/credits/balance?access_token=${t}'`,
-    `curl -s '${baseUrl}/v1/sms/single-schedule-messages?access_token=${t}'`,
-    `curl -s '${baseUrl}/v1/contacts/find?number=${encodeURIComponent('+' + contact.Number)}&access_token=${t}'`,
-    `curl -s -X PUT '${baseUrl}/v1/groups/update?id=${group.Id}&access_token=${t}' ${json} -d '{"fname":"${group.Name}","fnote":"Monthly news and offers"}'`,
-    `curl -s -X PUT '${baseUrl}/v1/custom-contact-fields/update?id=${field.Id}&access_token=${t}' ${json} -d '{"fname":"${field.Name}"}'`,
-    `curl -s -X POST '${baseUrl}/v1/custom-contact-fields-entry/update?id=${entry.Id}&access_token=${t}' ${json} -d '{"frfield":${entry.CustomFieldId},"frcontact":"${entry.PhoneNumberId}","fvalue":"${entry.Entry}"}'`,
-    // A fresh keyword on every paste: a keyword can be reserved only once per number.
-    `curl -s -X POST '${baseUrl}/v1/keyword/reserve?access_token=${t}' ${json} -d "{\\"Keyword\\":\\"JOIN$(date +%s%N)\\",\\"Number\\":\\"${active.Number}\\",\\"AutoreplyMessage\\":\\"Thanks for joining!\\"}"`,
-    // API-EXTENSIONS §6, §8: a message's whole life with the sandbox carrier (Queued, Sent, Delivered in sms/index).
-    `curl -s -X POST '${baseUrl}/v1/sms/send?access_token=${t}' ${json} -d '{"MobilePhone":"${DEMO_RECIPIENT}","Message":"Hello from msgsvc!"}'`,
-    // API-EXTENSIONS §6: a message scheduled a minute ahead (ISO 8601 in UTC; GNU date, else BSD date):
-    // Pending, then Approved and Scheduled with its credit reserved, then sent at its time.
-    `curl -s -X POST '${baseUrl}/v1/sms/schedule?access_token=${t}' ${json} -d "{\\"MobilePhone\\":\\"${DEMO_SCHEDULED_RECIPIENT}\\",\\"Message\\":\\"Scheduled a minute ago\\",\\"DateTime\\":\\"$(date -u -d '+1 min' +%FT%TZ 2>/dev/null || date -u -v+1M +%FT%TZ)\\"}"`,
-    // API-EXTENSIONS §7, §8: the recipient texts STOP: opted out, a free confirmation, and the next send is refused.
-    `curl -s -X POST '${baseUrl}/v1/sandbox/inbound?access_token=${t}' ${json} -d '{"From":"${DEMO_RECIPIENT}","To":"${active.Number}","Message":"STOP"}'`,
-  ];
+    });
 }

@@ -1,18 +1,18 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config, type ConfigSource } from '../config.ts';
 import { createAccount, issueToken } from '../domain/accounts.ts';
-import { createDemoAccount, demoCurlLines } from './demo.ts';
+import { addDemoCommand } from './demo.ts';
+import { CliError, out, withStore } from './common.ts';
 import { generateAccount } from '../domain/generate.ts';
 import { importContacts } from '../domain/contacts-import.ts';
 import { ValidationFailedError } from '../domain/errors.ts';
 import { createReadStream, statSync } from 'node:fs';
 import { normalisePhone } from '../domain/phone.ts';
 import { NUMBER_STATUSES } from '../records/statuses.ts';
-import { recordMappers } from '../records/index.ts';
-import { createTimeFormat, nowSeconds } from '../lib/time.ts';
+import { nowSeconds } from '../lib/time.ts';
 import { hashToken } from '../domain/tokens.ts';
 import { createRequire } from 'node:module';
-import { inTransaction, migrateToLatest, openStore, type Store } from '../store/db.ts';
+import { inTransaction, type Store } from '../store/db.ts';
 import * as accounts from '../store/repositories/accounts.ts';
 import * as numbers from '../store/repositories/numbers.ts';
 import { isUniqueViolation } from '../store/errors.ts';
@@ -50,27 +50,8 @@ function wholeNumber(value: string): number {
   return Number(value);
 }
 
-/** Opens and migrates the configured database, runs `fn`, and always closes it. */
-async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
-  // A command that runs and exits needs no checkpoint thread (src/store/checkpointer.ts): SQLite's
-  // own automatic checkpoint, and the last connection's close, keep its WAL short.
-  const store = openStore(config.database.kind === 'sqlite' ? { ...config.database, checkpointMs: 0 } : config.database);
-  try {
-    await migrateToLatest(store);
-    return await fn(store);
-  } finally {
-    await store.close();
-  }
-}
-
 async function requireAccount(store: Store, id: number): Promise<void> {
   if (!(await accounts.findAccount(store.db, id))) throw new CliError(`no account with id ${id}`);
-}
-
-class CliError extends Error {}
-
-function out(value: unknown): void {
-  process.stdout.write(`${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
 }
 
 /** The version in package.json (the same file in a checkout and in dist/'s parent). */
@@ -78,8 +59,18 @@ function packageVersion(): string {
   return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 }
 
-/** Builds the `msgsvc` command line (commander). */
-export function buildCli(): Command {
+/**
+ * What `msgsvc serve` and `msgsvc worker` run once the command line is read: src/main.ts, which
+ * bin/msgsvc.js passes in (the process shell is imported by nothing in src/). Each resolves once
+ * started; a rejection is reported as any command's error.
+ */
+export interface ProcessShell {
+  serve(config: Config): Promise<void>;
+  worker(config: Config): Promise<void>;
+}
+
+/** Builds the `msgsvc` command line (commander); `serve` and `worker` run `shell`'s. */
+export function buildCli(shell: ProcessShell): Command {
   const program = new Command('msgsvc')
     .description('Messaging Service HTTP API v1 server and operator tools')
     .version(packageVersion(), '-V, --version', 'print the msgsvc version')
@@ -102,9 +93,7 @@ export function buildCli(): Command {
     .option('--no-demo', 'do not create a demo account on first start (env MSGSVC_DEMO=0)')
     .option('--workers <n|auto>', 'HTTP worker processes sharing the port, 1 to 256 or auto = cores - 1 (env MSGSVC_WORKERS, default auto)')
     .action(async (opts) => {
-      // Loaded only here: the other commands need no HTTP stack, and start faster without it.
-      const { serve } = await import('../main.ts');
-      await serve(config(opts));
+      await shell.serve(config(opts));
     });
 
   program
@@ -112,8 +101,7 @@ export function buildCli(): Command {
     .description('run the dispatcher alone, without HTTP: queued messages to the carrier, receipts back to the log')
     .option('--log-level <level>', 'pino log level (env LOG_LEVEL, default info)')
     .action(async (opts) => {
-      const { runWorker } = await import('../main.ts');
-      await runWorker(config(opts));
+      await shell.worker(config(opts));
     });
 
   program
@@ -222,20 +210,7 @@ export function buildCli(): Command {
       out({ Number: digits, Status_Id: status, Status_Description: NUMBER_STATUSES[status] });
     });
 
-  program
-    .command('demo')
-    .description('create a NEW account with sample data and a token')
-    .option('--json', 'print one JSON object: account, token and every record as the API shows it')
-    .option('--base-url <url>', 'server address for the printed curl lines', 'http://127.0.0.1:8080')
-    .action(async (opts: { json?: boolean; baseUrl: string }) => {
-      const cfg = config();
-      const demo = await withStore(cfg, (store) => createDemoAccount(store, recordMappers(createTimeFormat(cfg.timeZone)), cfg.defaultRegion));
-      if (opts.json) out(demo);
-      else {
-        out(`account ${demo.account.id} (${demo.account.name})\naccess token: ${demo.token}\n`);
-        for (const line of demoCurlLines(opts.baseUrl, demo)) out(line);
-      }
-    });
+  addDemoCommand(program, () => config());
 
   const contactsCmd = program.command('contacts').description("manage an account's contacts");
   contactsCmd
@@ -334,10 +309,10 @@ function progressBar(unit: string) {
   };
 }
 
-/** Runs the CLI; reports errors in one line and exits 1 (2 for bad configuration). */
-export async function runCli(argv: string[]): Promise<void> {
+/** Runs the CLI with `shell` for `serve` and `worker`; reports errors in one line and exits 1 (2 for bad configuration). */
+export async function runCli(argv: string[], shell: ProcessShell): Promise<void> {
   try {
-    await buildCli().parseAsync(argv);
+    await buildCli(shell).parseAsync(argv);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`msgsvc: configuration error: ${err.message}\n`);

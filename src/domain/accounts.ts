@@ -19,6 +19,11 @@ export async function issueToken(store: Store, accountId: number, label = ''): P
   return { token, id };
 }
 
+/** The account's available credits (docs/API.md §10.1 `credits/balance`). */
+export function creditBalance(store: Store, accountId: number): Promise<number> {
+  return accounts.getCredits(store.db, accountId);
+}
+
 /** Creates an account with a zero credit balance. Returns its id. */
 export async function createAccount(store: Store, name: string): Promise<number> {
   return inTransaction(store, (tx) => accounts.createAccount(tx, name, nowSeconds()));

@@ -3,11 +3,12 @@ import { parse, type CsvError, type Parser } from 'csv-parse';
 import type { CountryCode } from 'libphonenumber-js';
 import { inTransaction, type Store } from '../store/db.ts';
 import * as contacts from '../store/repositories/contacts.ts';
-import type { ContactFields, NewContact } from '../store/repositories/contacts.ts';
+import type { NewContact } from '../store/repositories/contacts.ts';
+import type { ContactFields } from '../records/contacts.ts';
 import type { Db } from '../store/types.ts';
-import { isUniqueViolation } from '../store/errors.ts';
+import { ForeignKeyViolation, UniqueViolation } from '../store/errors.ts';
 import { ValidationFailedError } from './errors.ts';
-import { CONTACT_RULES, OPT_OUT_CLEAR_MESSAGE } from './contacts.ts';
+import { CONTACT_RULES, OPT_OUT_CLEAR_MESSAGE, changesNoField } from './contacts.ts';
 import type { NormalisedPhone } from './phone.ts';
 import { nowSeconds } from '../lib/time.ts';
 import { caseKey } from './text.ts';
@@ -254,8 +255,9 @@ interface BatchOutcome {
 /**
  * Writes one checked row; returns whether it created a contact. `known` holds the batch's contacts
  * by E.164 and is kept current, so a number repeated in the file updates the contact its first
- * row created. A known contact gets the row's non-empty cells; its DateUpdated moves, as with
- * contacts/update. GroupIds replaces the memberships; each custom field cell sets that entry.
+ * row created. A known contact gets the row's non-empty cells; as with contacts/update, its
+ * DateUpdated moves only when a field or its memberships change (a row that changes nothing saves
+ * nothing). GroupIds replaces the memberships; each custom field cell sets that entry.
  */
 async function writeRow(tx: Db, accountId: number, row: ParsedRow, known: Map<string, ContactFields>, now: number): Promise<'created' | 'updated'> {
   const phone = row.phone!;
@@ -273,13 +275,16 @@ async function writeRow(tx: Db, accountId: number, row: ParsedRow, known: Map<st
     city: v.City ?? existing?.city ?? '',
   };
   let id: number;
+  let updatedAt = now;
   if (existing) {
     id = existing.id;
-    await contacts.updateContact(tx, accountId, id, next, now);
+    const groupsChanged = v.GroupIds !== undefined && (await contacts.setContactGroups(tx, accountId, id, v.GroupIds));
+    if (groupsChanged || !changesNoField(existing, next)) await contacts.updateContact(tx, accountId, id, next, now);
+    else updatedAt = existing.updated_at;
   } else {
     id = await contacts.insertContact(tx, accountId, next, now);
+    if (v.GroupIds) await contacts.setContactGroups(tx, accountId, id, v.GroupIds, false);
   }
-  if (v.GroupIds) await contacts.setContactGroups(tx, accountId, id, v.GroupIds, existing !== undefined);
   for (const e of row.entries) await contacts.setContactEntry(tx, accountId, e.fieldId, id, e.value, now);
   // API-EXTENSIONS §10: OptedOut set through the API (an import row) is contact.opted_out.
   if (next.optedOut === 1 && (existing?.opted_out ?? 0) !== 1) {
@@ -296,15 +301,9 @@ async function writeRow(tx: Db, accountId: number, row: ParsedRow, known: Map<st
     zip: next.zip,
     city: next.city,
     created_at: existing?.created_at ?? now,
-    updated_at: now,
+    updated_at: updatedAt,
   });
   return existing ? 'updated' : 'created';
-}
-
-/** SQLite SQLITE_CONSTRAINT_FOREIGNKEY, PostgreSQL 23503. */
-function isForeignKeyViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503';
 }
 
 /**
@@ -341,7 +340,7 @@ async function writeBatch(store: Store, accountId: number, rows: ParsedRow[], cl
           try {
             result = await writeRow(tx, accountId, row, known, now);
           } catch (err) {
-            if (isUniqueViolation(err) || isForeignKeyViolation(err)) throw new RetryWithSavepoints();
+            if (err instanceof UniqueViolation || err instanceof ForeignKeyViolation) throw new RetryWithSavepoints();
             throw err;
           }
         } else {
@@ -349,8 +348,8 @@ async function writeBatch(store: Store, accountId: number, rows: ParsedRow[], cl
             result = await contacts.inSavepoint(tx, () => writeRow(tx, accountId, row, known, now));
           } catch (err) {
             // Still racing another writer after a fresh lookup: this row alone fails.
-            if (isUniqueViolation(err)) outcome.failed.push(failedRow(row, { field: 'Number', message: messages.taken('Number', row.numberSent) }));
-            else if (isForeignKeyViolation(err) && row.values.GroupIds) outcome.failed.push(failedRow(row, { field: 'GroupIds', message: messages.invalid('GroupIds') }));
+            if (err instanceof UniqueViolation) outcome.failed.push(failedRow(row, { field: 'Number', message: messages.taken('Number', row.numberSent) }));
+            else if (err instanceof ForeignKeyViolation && row.values.GroupIds) outcome.failed.push(failedRow(row, { field: 'GroupIds', message: messages.invalid('GroupIds') }));
             else throw err;
             continue;
           }

@@ -1,9 +1,10 @@
 import type { CountryCode } from 'libphonenumber-js';
 import { inTransaction, type Store } from '../store/db.ts';
 import * as contacts from '../store/repositories/contacts.ts';
-import type { ContactFields, ContactFilter, ContactRow, NewContact } from '../store/repositories/contacts.ts';
+import type { ContactFilter, NewContact } from '../store/repositories/contacts.ts';
+import type { ContactFields, ContactRow } from '../records/contacts.ts';
 import * as groups from '../store/repositories/groups.ts';
-import { isUniqueViolation } from '../store/errors.ts';
+import { UniqueViolation } from '../store/errors.ts';
 import { NotFoundError, ValidationFailedError, type FieldError } from './errors.ts';
 import { findOr404, loadOr404 } from './find.ts';
 import { normalisePhone } from './phone.ts';
@@ -127,6 +128,28 @@ function merged(base: NewContact, change: ContactChange): NewContact {
   };
 }
 
+/** True when `next` stores what `base` holds (the E.164 form follows the number). */
+function sameFields(base: NewContact, next: NewContact): boolean {
+  return (
+    base.number === next.number &&
+    base.optedOut === next.optedOut &&
+    base.firstName === next.firstName &&
+    base.lastName === next.lastName &&
+    base.birthday === next.birthday &&
+    base.email === next.email &&
+    base.zip === next.zip &&
+    base.city === next.city
+  );
+}
+
+/**
+ * True when writing `next` over the stored `row` would change none of its fields: such an update
+ * saves nothing and leaves DateUpdated as it was (docs/API.md §4.6). Shared with contacts/import.
+ */
+export function changesNoField(row: ContactFields, next: NewContact): boolean {
+  return sameFields(fieldsOf(row, ''), next);
+}
+
 /** A stored row as the writable fields. */
 function fieldsOf(row: ContactFields & { number_e164?: string }, e164: string): NewContact {
   return {
@@ -144,7 +167,7 @@ function fieldsOf(row: ContactFields & { number_e164?: string }, e164: string): 
 
 /** Turns a unique violation on (account_id, number_e164) into the 422 on Number. */
 function takenOnRace(err: unknown, change: ContactChange): never {
-  if (isUniqueViolation(err) && change.phone) {
+  if (err instanceof UniqueViolation && change.phone) {
     throw new ValidationFailedError([{ field: 'Number', message: messages.taken('Number', change.phone.sent) }]);
   }
   throw err;
@@ -186,6 +209,8 @@ export async function createContact(store: Store, accountId: number, input: Inpu
  * contacts/update?id= (API-EXTENSIONS §2): only the fields sent change; `Number` may be left out
  * but not sent blank (`Number cannot be blank.`); `GroupIds` replaces the memberships ([] or null
  * clears them); `BirthDay` "" or null clears it. OptedOut 0 → 1 is always allowed, 1 → 0 refused.
+ * An update whose every value equals the stored one (GroupIds: the same set of groups) saves
+ * nothing and leaves DateUpdated as it was (docs/API.md §4.6).
  * The body is checked first (no database), then the record is looked up (404), then the 422 is
  * thrown (CONVENTIONS §1).
  * @param id canonical integer text of the `id` query parameter.
@@ -204,12 +229,16 @@ export async function updateContact(store: Store, accountId: number, id: string,
     const current = fieldsOf(row, '');
     const e164 = change.phone?.e164 ?? `+${row.number}`;
     const next = merged({ ...current, e164 }, change);
-    try {
-      await contacts.updateContact(tx, accountId, row.id, next, nowSeconds());
-    } catch (err) {
-      takenOnRace(err, change);
+    // A GroupIds that changes the memberships is a change of the contact: its DateUpdated moves.
+    const groupsChanged = change.groupIds !== undefined && (await contacts.setContactGroups(tx, accountId, row.id, change.groupIds));
+    // An update whose every value equals the stored one saves nothing: DateUpdated stays as it was.
+    if (groupsChanged || !sameFields(current, next)) {
+      try {
+        await contacts.updateContact(tx, accountId, row.id, next, nowSeconds());
+      } catch (err) {
+        takenOnRace(err, change);
+      }
     }
-    if (change.groupIds) await contacts.setContactGroups(tx, accountId, row.id, change.groupIds);
     const updated = (await contacts.findContact(tx, accountId, row.id))!;
     // API-EXTENSIONS §10: OptedOut set through the API (0 → 1; 1 → 0 is refused above).
     if (updated.opted_out !== row.opted_out) {

@@ -2,8 +2,8 @@ import { inTransaction, type Store } from '../store/db.ts';
 import type { Db } from '../store/types.ts';
 import * as contacts from '../store/repositories/contacts.ts';
 import * as fields from '../store/repositories/custom-fields.ts';
-import type { CustomFieldRow, EntryRow } from '../store/repositories/custom-fields.ts';
-import { isUniqueViolation } from '../store/errors.ts';
+import type { CustomFieldRow, EntryRow } from '../records/custom-fields.ts';
+import { UniqueViolation } from '../store/errors.ts';
 import { findOr404, loadOr404 } from './find.ts';
 import { ValidationFailedError } from './errors.ts';
 import { defineRules, messages, validate, type Checked, type Input } from './validation.ts';
@@ -56,7 +56,7 @@ export async function createCustomField(store: Store, accountId: number, input: 
     try {
       id = await fields.insertCustomField(tx, accountId, fname!, caseKey(fname!), nowSeconds());
     } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
+      if (!(err instanceof UniqueViolation)) throw err;
       throw fnameTaken(fname!);
     }
     return (await fields.findCustomField(tx, accountId, id))!;
@@ -83,11 +83,21 @@ export async function renameCustomField(store: Store, accountId: number, id: str
     } catch (err) {
       // Names are unique per account, compared case-insensitively (API-EXTENSIONS §4): the index
       // is the final arbiter when another request took the name since the check above.
-      if (!isUniqueViolation(err)) throw err;
+      if (!(err instanceof UniqueViolation)) throw err;
       throw fnameTaken(fname!);
     }
     return (await fields.findCustomField(tx, accountId, fieldId))!;
   });
+}
+
+/** How many custom fields the account has (custom-contact-fields/index). */
+export function countCustomFields(store: Store, accountId: number): Promise<number> {
+  return fields.countCustomFields(store.db, accountId);
+}
+
+/** One page of the account's custom fields by Id (`limit` rows from `offset`), each with its entries. */
+export function listCustomFields(store: Store, accountId: number, limit: number, offset: number): Promise<CustomFieldRow[]> {
+  return fields.listCustomFields(store.db, accountId, limit, offset);
 }
 
 /**
@@ -158,7 +168,7 @@ export async function createEntry(store: Store, accountId: number, input: Input)
     try {
       id = await fields.insertEntry(tx, accountId, change.customFieldId, change.contactId, change.entry, nowSeconds());
     } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
+      if (!(err instanceof UniqueViolation)) throw err;
       throw new ValidationFailedError([comboTaken(input)]);
     }
     return (await fields.findEntry(tx, accountId, id))!;
@@ -180,11 +190,21 @@ export async function updateEntry(store: Store, accountId: number, id: string, i
     try {
       await fields.updateEntry(tx, accountId, entryId, change, nowSeconds());
     } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
+      if (!(err instanceof UniqueViolation)) throw err;
       throw new ValidationFailedError([comboTaken(input)]);
     }
     return (await fields.findEntry(tx, accountId, entryId))!;
   });
+}
+
+/** How many entries the account has that match `filter` (custom-contact-fields-entry/index; see entryFilter). */
+export function countEntries(store: Store, accountId: number, filter: fields.EntryFilter): Promise<number> {
+  return fields.countEntries(store.db, accountId, filter);
+}
+
+/** One page of the account's entries that match `filter`, by Id (`limit` rows from `offset`). */
+export function listEntries(store: Store, accountId: number, filter: fields.EntryFilter, limit: number, offset: number): Promise<EntryRow[]> {
+  return fields.listEntries(store.db, accountId, filter, limit, offset);
 }
 
 /**

@@ -1,9 +1,10 @@
 import { inTransaction, type Store } from '../store/db.ts';
 import * as groups from '../store/repositories/groups.ts';
-import type { GroupRow } from '../store/repositories/groups.ts';
+import { ForeignKeyViolation } from '../store/errors.ts';
+import type { GroupRow } from '../records/groups.ts';
 import { findOr404, loadOr404 } from './find.ts';
 import { ValidationFailedError, type FieldError } from './errors.ts';
-import { defineRules, isEmpty, messages, validate, type Input } from './validation.ts';
+import { defineRules, messages, validate, type Input } from './validation.ts';
 import { nowSeconds } from '../lib/time.ts';
 import type { Db } from '../store/types.ts';
 
@@ -115,7 +116,8 @@ export async function createGroup(store: Store, accountId: number, input: Input)
 
 /**
  * Spec "PUT /v1/groups/update" with API-EXTENSIONS §3: renames the group (fname required, 3 to 255
- * characters), and changes only the other fields sent: `fnote` (kept when absent, null or ""),
+ * characters), and changes only the other fields sent: `fnote` (kept when absent; null or ""
+ * clears it, stored "", as Yii2's length rule skips an empty value: docs/API.md §4.6),
  * `KeywordId` (0 clears it), `ParentId` (0 clears it; not the group itself nor one of its
  * descendants: a group cannot be its own ancestor).
  * @param id canonical integer text of the `id` query parameter.
@@ -135,7 +137,8 @@ export async function updateGroup(store: Store, accountId: number, id: string, i
       groupId,
       {
         name: fname!,
-        ...(isEmpty(fnote) ? {} : { note: fnote! }),
+        // Sent blank (null, "") it is stored blank; a bad value has already failed.
+        ...(Object.hasOwn(input, 'fnote') ? { note: fnote ?? '' } : {}),
         ...(KeywordId !== undefined ? { keywordId: KeywordId } : {}),
         ...(ParentId !== undefined ? { parentId: ParentId } : {}),
       },
@@ -156,12 +159,6 @@ export async function deleteGroup(store: Store, accountId: number, id: string): 
     await groups.lockGroupTree(tx, store.dialect, accountId);
     await groups.deleteGroup(tx, accountId, groupId, nowSeconds());
   });
-}
-
-/** True when a write failed on a foreign key (a contact deleted meanwhile). */
-function isForeignKeyViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503';
 }
 
 /**
@@ -188,7 +185,8 @@ export async function changeMembers(store: Store, accountId: number, id: string,
     try {
       changed = action === 'add' ? await groups.addGroupMembers(tx, accountId, groupId, ids) : await groups.removeGroupMembers(tx, accountId, groupId, ids);
     } catch (err) {
-      if (isForeignKeyViolation(err)) throw invalid;
+      // A contact deleted since the count above: the ids are no longer all the account's.
+      if (err instanceof ForeignKeyViolation) throw invalid;
       throw err;
     }
     if (changed > 0) await groups.touchGroup(tx, accountId, groupId, nowSeconds());

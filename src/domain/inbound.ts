@@ -5,7 +5,7 @@ import * as credits from '../store/repositories/credits.ts';
 import * as inbound from '../store/repositories/inbound.ts';
 import * as log from '../store/repositories/message-log.ts';
 import * as numbers from '../store/repositories/numbers.ts';
-import type { MessageRow } from '../store/repositories/message-log.ts';
+import type { MessageRow } from '../records/messages.ts';
 import type { Db } from '../store/types.ts';
 import { ValidationFailedError, type FieldError } from './errors.ts';
 import type { MessagingDeps } from './messages.ts';

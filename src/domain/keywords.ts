@@ -1,8 +1,8 @@
 import { inTransaction, type Store } from '../store/db.ts';
 import * as numbers from '../store/repositories/numbers.ts';
 import * as keywords from '../store/repositories/keywords.ts';
-import { isUniqueViolation } from '../store/errors.ts';
-import type { KeywordReservationRow } from '../store/repositories/keywords.ts';
+import { UniqueViolation } from '../store/errors.ts';
+import type { KeywordReservationRow } from '../records/keywords.ts';
 import type { Db } from '../store/types.ts';
 import { ValidationFailedError, type FieldError } from './errors.ts';
 import { NUMBER_STATUS_ACTIVE } from '../records/statuses.ts';
@@ -105,7 +105,7 @@ export async function reserveKeyword(store: Store, accountId: number, input: Inp
       );
       return { id, keyword, number: number!.number, autoreply_message: autoreply };
     } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
+      if (!(err instanceof UniqueViolation)) throw err;
       throw new ValidationFailedError([{ field: 'Keyword', message: messages.taken('Keyword', keyword) }]);
     }
   });
@@ -151,6 +151,16 @@ export function keywordNumberFilter(value: unknown): string | null | undefined {
   const n = checked.values.Number;
   if (n === undefined) return undefined;
   return n < 0 || !Number.isSafeInteger(n) ? null : String(n);
+}
+
+/** How many reservations the account has, only those on the number `digits` when given (keyword/index). */
+export function countReservations(store: Store, accountId: number, digits: string | undefined): Promise<number> {
+  return keywords.countKeywordReservations(store.db, accountId, digits);
+}
+
+/** One page of the account's reservations by Id (`limit` rows from `offset`), only those on `digits` when given (keyword/index). */
+export function listReservations(store: Store, accountId: number, digits: string | undefined, limit: number, offset: number): Promise<KeywordReservationRow[]> {
+  return keywords.listKeywordReservations(store.db, accountId, digits, limit, offset);
 }
 
 /**
@@ -210,7 +220,7 @@ export async function updateKeyword(store: Store, accountId: number, id: string,
     try {
       await keywords.updateKeywordReservation(tx, accountId, current.id, next);
     } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
+      if (!(err instanceof UniqueViolation)) throw err;
       throw new ValidationFailedError([{ field: 'Keyword', message: messages.taken('Keyword', next.keyword) }]);
     }
     return { id: current.id, keyword: next.keyword, number: next.digits, autoreply_message: next.autoreplyMessage };

@@ -8,7 +8,7 @@ import { imageSize } from 'image-size';
 import omggif from 'omggif';
 import { inTransaction, type Store } from '../store/db.ts';
 import * as media from '../store/repositories/media.ts';
-import type { MediaRow } from '../store/repositories/media.ts';
+import type { MediaRow } from '../records/media.ts';
 import { ValidationFailedError } from './errors.ts';
 import { findOr404, loadOr404 } from './find.ts';
 import type { Clock } from '../lib/time.ts';
@@ -51,6 +51,8 @@ const ALLOWED: Readonly<Record<string, string>> = {
   png: 'image/png',
   tif: 'image/tiff',
 };
+/** Every MimeType a stored media can have: the Content-Types `media/download` sends (docs/API.md §10.7). */
+export const MEDIA_MIME_TYPES: readonly string[] = Object.values(ALLOWED);
 
 /** The exact §9 messages, on the field `file`. */
 export const MEDIA_MESSAGES = {

@@ -1,8 +1,8 @@
 import { inTransaction, type Store } from '../store/db.ts';
 import * as media from '../store/repositories/media.ts';
-import type { MmsTemplateRow } from '../store/repositories/media.ts';
+import type { MmsTemplateRow } from '../records/media.ts';
 import { NotFoundError, ValidationFailedError, type FieldError } from './errors.ts';
-import { findOr404, loadOr404 } from './find.ts';
+import { loadOr404 } from './find.ts';
 import type { Clock } from '../lib/time.ts';
 import { defineRules, messages, toId, validate, type Input } from './validation.ts';
 
@@ -67,27 +67,29 @@ export async function createTemplate(store: Store, clock: Clock, accountId: numb
 }
 
 /**
- * Changes the fields sent of a template (§9 `update`).
+ * Changes the fields sent of a template (§9 `update`). An update whose every value equals the
+ * stored one (MediaIds: the same ids in the same order) saves nothing and leaves DateUpdated as it
+ * was (docs/API.md §4.6).
  * @throws NotFoundError `Object not found: {id}` before any 422 (CONVENTIONS §1).
  * @throws ValidationFailedError as `createTemplate`.
  */
 export async function updateTemplate(store: Store, clock: Clock, accountId: number, id: string, input: Input): Promise<MmsTemplateRow> {
   return inTransaction(store, async (tx) => {
-    const n = await findOr404(id, (n) => (n > MAX_ROW_ID ? Promise.resolve(false) : media.templateExists(tx, accountId, n)));
+    const current = await loadOr404(id, (n) => (n > MAX_ROW_ID ? Promise.resolve(undefined) : media.findTemplate(tx, accountId, n)));
+    const n = current.id;
     const { errors, values, has } = await check(tx, accountId, input, 'update');
     if (errors.length > 0) throw new ValidationFailedError(errors);
-    await media.changeTemplate(
-      tx,
-      accountId,
-      n,
-      {
-        ...(values.Name !== undefined ? { name: values.Name } : {}),
-        ...(has('Subject') ? { subject: values.Subject ?? '' } : {}),
-        ...(has('Message') ? { message: values.Message ?? '' } : {}),
-      },
-      clock.nowSeconds(),
-    );
-    if (values.MediaIds !== undefined) await media.setTemplateMedia(tx, accountId, n, values.MediaIds);
+    const change = {
+      ...(values.Name !== undefined ? { name: values.Name } : {}),
+      ...(has('Subject') ? { subject: values.Subject ?? '' } : {}),
+      ...(has('Message') ? { message: values.Message ?? '' } : {}),
+    };
+    const fieldsChanged = (Object.keys(change) as (keyof typeof change)[]).some((k) => change[k] !== current[k]);
+    const mediaIds = values.MediaIds;
+    const mediaChanged = mediaIds !== undefined && (mediaIds.length !== current.media_ids.length || mediaIds.some((m, i) => m !== current.media_ids[i]));
+    if (!fieldsChanged && !mediaChanged) return current;
+    await media.changeTemplate(tx, accountId, n, change, clock.nowSeconds());
+    if (mediaChanged) await media.setTemplateMedia(tx, accountId, n, mediaIds);
     return (await media.findTemplate(tx, accountId, n))!;
   });
 }

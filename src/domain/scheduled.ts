@@ -1,6 +1,8 @@
 import { inTransaction, type Store } from '../store/db.ts';
 import { refundCredits } from '../store/repositories/credits.ts';
 import * as scheduled from '../store/repositories/scheduled.ts';
+import * as scheduledList from '../store/repositories/messages.ts';
+import type { ScheduledMessageRow } from '../records/scheduled-messages.ts';
 import type { ScheduledFields, ScheduledStateRow } from '../store/repositories/scheduled.ts';
 import type { Db } from '../store/types.ts';
 import { NotFoundError, ValidationFailedError, type FieldError } from './errors.ts';
@@ -224,6 +226,24 @@ export async function scheduleMessage(deps: ScheduleDeps, accountId: number, inp
     number: number!,
   };
   return scheduled.insertScheduled(deps.store.db, accountId, fields, deps.clock.nowSeconds(), deps.clock.nowMs());
+}
+
+/** How many scheduled messages the account has (sms/single-schedule-messages). */
+export function countScheduledMessages(store: Store, accountId: number): Promise<number> {
+  return scheduledList.countScheduledMessages(store.db, accountId);
+}
+
+/** One page of the account's scheduled messages in id order (`limit` rows from `offset`). */
+export function listScheduledMessages(store: Store, accountId: number, limit: number, offset: number): Promise<ScheduledMessageRow[]> {
+  return scheduledList.listScheduledMessages(store.db, accountId, limit, offset);
+}
+
+/**
+ * The same page as listScheduledMessages as the JSON text of its records (times in UTC), when the
+ * store can build it (SQLite, outside another transaction); undefined otherwise.
+ */
+export function listScheduledMessagesJson(store: Store, accountId: number, limit: number, offset: number): Promise<string | undefined> {
+  return scheduledList.listScheduledMessagesJson(store.db, accountId, limit, offset);
 }
 
 /**

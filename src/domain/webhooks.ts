@@ -2,12 +2,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { inTransaction, type Store } from '../store/db.ts';
 import type { Db } from '../store/types.ts';
 import * as repo from '../store/repositories/webhooks.ts';
-import type { DeliveryRow, WebhookRow } from '../store/repositories/webhooks.ts';
+import { storedEvent, webhookEvents, type DeliveryRow, type EventRow, type WebhookRow } from '../records/webhooks.ts';
 import { findMessage } from '../store/repositories/message-log.ts';
 import { hostAllowed } from '../lib/ssrf.ts';
 import { ValidationFailedError, type FieldError } from './errors.ts';
 import { findOr404, loadOr404 } from './find.ts';
-import { LOG_STATUS } from '../records/statuses.ts';
+import { EVENT_TYPES, LOG_STATUS, type EventType } from '../records/statuses.ts';
 import type { Clock } from '../lib/time.ts';
 import { characterLength, defineRules, isEmpty, messages, validate, type Input } from './validation.ts';
 
@@ -17,20 +17,6 @@ import { characterLength, defineRules, isEmpty, messages, validate, type Input }
  * change that causes it (the caller's `tx`): the change and its event commit together or not at
  * all, so a crash loses no event. The delivery loop (src/webhooks/deliverer.ts) sends them.
  */
-
-/** The events of the §10 table, in its order. */
-export const EVENT_TYPES = [
-  'message.sent',
-  'message.delivered',
-  'message.undelivered',
-  'message.failed',
-  'message.rejected',
-  'message.received',
-  'contact.opted_out',
-  'contact.opted_in',
-  'scheduled.action_required',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The message event of a log status (§10 table), if that status has one. */
 export const MESSAGE_EVENT_OF_STATUS: Readonly<Partial<Record<number, EventType>>> = {
@@ -42,15 +28,6 @@ export const MESSAGE_EVENT_OF_STATUS: Readonly<Partial<Record<number, EventType>
   [LOG_STATUS.RECEIVED]: 'message.received',
 };
 
-/** What a delivery's `payload` column holds: the type, the event's time and the record's row. */
-export interface StoredEvent {
-  type: EventType;
-  /** Epoch seconds. */
-  at: number;
-  /** The stored row of the record (Message, Contact or scheduled message), rendered when sent. */
-  data: unknown;
-}
-
 /**
  * Writes event `type` for `accountId` in `tx`: one Pending delivery, due at once, per active
  * webhook of the account whose `Events` include it; nothing when none does. `data` is the
@@ -60,12 +37,19 @@ export interface StoredEvent {
  * @param at the event's time, epoch seconds (the change's `now`).
  * @returns how many deliveries were written.
  */
-export async function emitEvent(tx: Db, accountId: number, type: EventType, data: unknown | (() => Promise<unknown>), at: number): Promise<number> {
-  const hooks = (await repo.activeWebhooks(tx, accountId)).filter((h) => parseEvents(h.events).includes(type));
+export async function emitEvent(
+  tx: Db,
+  accountId: number,
+  type: EventType,
+  data: EventRow | undefined | (() => Promise<EventRow | undefined>),
+  at: number,
+): Promise<number> {
+  const hooks = (await repo.activeWebhooks(tx, accountId)).filter((h) => webhookEvents(h).includes(type));
   if (hooks.length === 0) return 0;
-  const row = typeof data === 'function' ? await (data as () => Promise<unknown>)() : data;
+  const row = typeof data === 'function' ? await data() : data;
   if (row === undefined) return 0;
-  const payload = JSON.stringify({ type, at, data: row } satisfies StoredEvent);
+  // The versioned outbox payload (src/records/webhooks.ts), rendered when the delivery is sent.
+  const payload = storedEvent(type, at, row);
   for (const h of hooks) {
     await repo.insertDelivery(tx, { accountId, webhookId: h.id, event: type, msgId: `msg_${randomUUID().replace(/-/g, '')}`, payload, now: at, dueAt: at * 1000 });
   }
@@ -87,20 +71,6 @@ export async function emitMessageEvents(tx: Db, changed: readonly { id: number; 
     const type = row && MESSAGE_EVENT_OF_STATUS[row.status_id];
     if (type) await emitEvent(tx, Number(m.account_id), type, row, at);
   }
-}
-
-function parseEvents(text: string): string[] {
-  try {
-    const v = JSON.parse(text) as unknown;
-    return Array.isArray(v) ? v.map(String) : [];
-  } catch {
-    return [];
-  }
-}
-
-/** The Events of a stored webhook. */
-export function webhookEvents(row: WebhookRow): string[] {
-  return parseEvents(row.events);
 }
 
 // ------------------------------------------------------------------ CRUD
@@ -172,13 +142,18 @@ export async function createWebhook(deps: WebhookDeps, accountId: number, input:
   return repo.insertWebhook(deps.store.db, accountId, { url: body.url!, events: JSON.stringify(body.events), active: body.active ?? 1, secret: newSecret() }, deps.clock.nowSeconds());
 }
 
-/** webhooks/update?id= (§10): only the fields sent change. @throws NotFoundError, ValidationFailedError. */
+/**
+ * webhooks/update?id= (§10): only the fields sent change. An update whose every value equals the
+ * stored one (Events: the same names in the same order) saves nothing and leaves DateUpdated as it
+ * was (docs/API.md §4.6). @throws NotFoundError, ValidationFailedError.
+ */
 export async function updateWebhook(deps: WebhookDeps, accountId: number, id: string, input: Input): Promise<WebhookRow> {
   const body = await readBody(input, deps, 'update');
   return inTransaction(deps.store, async (tx) => {
     const row = await loadOr404(id, (n) => repo.findWebhook(tx, accountId, n));
     if (body.errors.length > 0) throw new ValidationFailedError(body.errors);
     const next = { url: body.url ?? row.url, events: body.events ? JSON.stringify(body.events) : row.events, active: body.active ?? row.active };
+    if (next.url === row.url && next.events === row.events && next.active === row.active) return row;
     return (await repo.updateWebhook(tx, accountId, row.id, next, deps.clock.nowSeconds()))!;
   });
 }

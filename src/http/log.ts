@@ -1,5 +1,6 @@
 
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import { fstatSync, writeSync } from 'node:fs';
 import pino, { type DestinationStream } from 'pino';
 
 const MASK = '***';
@@ -38,23 +39,116 @@ export function maskUrl(url: string): string {
   return `${url.slice(0, q)}?${pairs.join('&')}`;
 }
 
+/** Lines are written once this many bytes are pending (or at the next tick of FLUSH_MS). */
+const BATCH_BYTES = 4096;
+/** The longest a line waits in the buffer before it is written, in ms. */
+const FLUSH_MS = 100;
+/** Bytes held while the output takes none (a reader that stopped reading); lines beyond are dropped. */
+const MAX_PENDING_BYTES = 16 * 1024 * 1024;
+/** How long the exit may wait for an output that takes nothing right now, in ms. */
+const EXIT_FLUSH_MS = 1000;
+
+function isWouldBlock(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'EAGAIN' || code === 'EWOULDBLOCK' || code === 'EBUSY';
+}
+
+/** Blocks the thread for `ms` (the process is exiting: nothing else can run anyway). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 /**
- * Standard output, written in batches: one write(2) per 4 KiB of lines instead of one per request
- * line (a system call costs several microseconds per request on the request path). Lines reach the
- * output within 100 ms, and all of them when the process exits (pino flushes on exit); a kill -9
- * can lose at most the last 100 ms.
+ * Log lines to a file descriptor in batches: one write(2) per 4 KiB of lines instead of one per
+ * request line (a system call costs several microseconds on the request path). Lines reach the
+ * output within FLUSH_MS, and the rest when the process exits; a kill -9 loses at most the last
+ * FLUSH_MS. Stopping never depends on the output (docs/RELIABILITY.md "Log lines"):
+ * - writes never block: a pipe or socket is made non-blocking (see batchedStdout), and what it
+ *   cannot take now (EAGAIN) is kept and retried at the next tick, up to MAX_PENDING_BYTES;
+ * - once the output is gone (EPIPE: the reader of the pipe exited; EBADF…), logging stops: lines
+ *   are dropped, the server goes on;
+ * - the flush at exit gives up after EXIT_FLUSH_MS, and nothing here ever throws.
+ * (pino.destination, which this replaces, retried a failed write at exit forever when the reader
+ * had just gone or stopped reading, so a SIGTERM never ended the process.)
  */
-let stdoutStream: DestinationStream | undefined;
-function batchedStdout(): DestinationStream {
-  if (stdoutStream) return stdoutStream; // one per process, shared by every logger
-  const stream = pino.destination({ dest: 1, minLength: 4096, sync: false });
-  setInterval(() => {
-    try {
-      stream.flush();
-    } catch {
-      // Nothing to flush yet, or the stream is closing.
+class BatchedWriter implements DestinationStream {
+  /** Lines not handed to write(2) yet. */
+  private lines: string[] = [];
+  /** What a write(2) left unwritten (the output took part of it), written before `lines`. */
+  private rest: Buffer | undefined;
+  private pending = 0;
+  /** The output is gone: everything is dropped from now on. */
+  private gone = false;
+
+  constructor(private readonly fd: number) {}
+
+  write(line: string): void {
+    if (this.gone) return;
+    const bytes = Buffer.byteLength(line);
+    if (this.pending + bytes > MAX_PENDING_BYTES) return;
+    this.lines.push(line);
+    this.pending += bytes;
+    if (this.pending >= BATCH_BYTES) this.drain();
+  }
+
+  /**
+   * Writes what is pending as far as the output takes it without blocking.
+   * @returns true when nothing is left (or the output is gone), false when the output is full.
+   */
+  drain(): boolean {
+    while (!this.gone && this.pending > 0) {
+      const chunk = this.rest ?? Buffer.from(this.lines.join(''));
+      if (!this.rest) this.lines = [];
+      this.rest = chunk;
+      let written: number;
+      try {
+        written = writeSync(this.fd, chunk);
+      } catch (err) {
+        if (isWouldBlock(err)) return false;
+        this.gone = true;
+        this.lines = [];
+        this.rest = undefined;
+        this.pending = 0;
+        return true;
+      }
+      this.pending -= written;
+      this.rest = written < chunk.length ? chunk.subarray(written) : undefined;
     }
-  }, 100).unref();
+    return true;
+  }
+
+  /** pino's `logger.flush(cb)`: writes what the output takes now. */
+  flush(cb?: (err?: Error) => void): void {
+    this.drain();
+    cb?.();
+  }
+
+  /** Writes what is pending, waiting for a full output for at most `timeoutMs`; never throws. */
+  flushSync(timeoutMs = EXIT_FLUSH_MS): void {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.drain() && Date.now() < deadline) pause(10);
+  }
+}
+
+/**
+ * Standard output, as a BatchedWriter (one per process, shared by every logger). A pipe or socket
+ * is made non-blocking first: Node's process.stdout does that when it opens one (libuv), so a
+ * write never waits for a reader that stopped reading, not even at exit. Errors of
+ * process.stdout itself (the first-start banner to a reader that has gone) are ignored, as the
+ * log's are: they must not stop the server.
+ */
+let stdoutStream: BatchedWriter | undefined;
+function batchedStdout(): DestinationStream {
+  if (stdoutStream) return stdoutStream;
+  try {
+    const stat = fstatSync(1);
+    if (stat.isFIFO() || stat.isSocket()) process.stdout.on('error', () => {});
+  } catch {
+    // No standard output at all: the writer finds out (EBADF) and drops the lines.
+  }
+  const stream = new BatchedWriter(1);
+  setInterval(() => stream.drain(), FLUSH_MS).unref();
+  process.on('exit', () => stream.flushSync());
   return (stdoutStream = stream);
 }
 

@@ -2,8 +2,9 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import { LOG_STATUS, LOG_STATUSES } from '../records/statuses.ts';
-import type { Store } from '../store/db.ts';
+import { LOG_STATUSES } from '../records/statuses.ts';
+import { dispatchQueue, messageCountsByStatus } from '../domain/metrics.ts';
+import type { Store } from '../domain/store.ts';
 import type { DispatcherStats } from '../dispatch/dispatcher.ts';
 
 export type { DispatcherStats };
@@ -178,12 +179,8 @@ export function createMetrics(sources: MetricsSources, token: string | undefined
     registers: [registry],
     async collect() {
       if (!statusCounts || Date.now() - statusCounts.at > STATUS_COUNTS_TTL_MS) {
-        const rows = await sources.store.db
-          .selectFrom('messages')
-          .select((eb) => ['status_id', eb.fn.countAll().as('n')])
-          .groupBy('status_id')
-          .execute();
-        statusCounts = { at: Date.now(), rows: new Map(rows.map((r) => [Number(r.status_id), Number(r.n)])) };
+        const rows = await messageCountsByStatus(sources.store);
+        statusCounts = { at: Date.now(), rows };
       }
       for (const [id, name] of Object.entries(LOG_STATUSES)) this.set({ status: name }, statusCounts.rows.get(Number(id)) ?? 0);
     },
@@ -192,13 +189,7 @@ export function createMetrics(sources: MetricsSources, token: string | undefined
   // Queue depth and lag: Queued messages (due now or later) read through the partial index of due work.
   let queue: { depth: number; oldest: number | null } | undefined;
   const readQueue = async () => {
-    const row = await sources.store.db
-      .selectFrom('messages')
-      .select((eb) => [eb.fn.countAll().as('n'), eb.fn.min('created_at').as('oldest')])
-      .where('due_at', 'is not', null)
-      .where('status_id', '=', LOG_STATUS.QUEUED)
-      .executeTakeFirst();
-    queue = { depth: Number(row?.n ?? 0), oldest: row?.oldest == null ? null : Number(row.oldest) };
+    queue = await dispatchQueue(sources.store);
   };
   new Gauge({
     name: 'msgsvc_dispatcher_queue_depth',

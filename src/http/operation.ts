@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Input } from '../domain/validation.ts';
 import type { Clock, TimeFormat } from '../lib/time.ts';
-import type { Store } from '../store/db.ts';
+import type { Store } from '../domain/store.ts';
 import { readBody } from './plugins/body.ts';
 import { requiredId, requiredParam } from './params.ts';
 import { resolvePage, setPaginationHeaders } from './serializers/pagination.ts';

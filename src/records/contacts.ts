@@ -1,7 +1,17 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TimeFormat } from '../lib/time.ts';
-import type { ContactRow } from '../store/repositories/contacts.ts';
+import type { Row } from '../store/tables.ts';
 import { Int, Str } from './common.ts';
+
+/** The columns of `contacts` a Contact record shows: what every read of a contact selects. */
+export const CONTACT_COLUMNS = ['id', 'number', 'opted_out', 'first_name', 'last_name', 'birthday', 'email', 'zip', 'city', 'created_at', 'updated_at'] as const;
+/** A stored contact without its derived ids (times in epoch seconds). */
+export type ContactFields = Pick<Row<'contacts'>, (typeof CONTACT_COLUMNS)[number]>;
+/** A stored contact with its derived group and custom field ids, each ascending. */
+export type ContactRow = ContactFields & { group_ids: number[]; custom_field_ids: number[] };
+
+/** BirthDay of a contact with none stored (spec "Contact"); the SQL-built pages write the same. */
+export const NO_BIRTHDAY = '0000-00-00';
 
 /** Spec "Contact". */
 export const ContactRecordSchema = Type.Object({
@@ -29,7 +39,7 @@ export const contactRecord =
     OptedOut: r.opted_out,
     FirstName: r.first_name,
     LastName: r.last_name,
-    BirthDay: r.birthday ?? '0000-00-00',
+    BirthDay: r.birthday ?? NO_BIRTHDAY,
     Email: r.email,
     Zip: r.zip,
     City: r.city,

@@ -1,7 +1,17 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TimeFormat } from '../lib/time.ts';
-import type { CustomFieldRow, EntryRow } from '../store/repositories/custom-fields.ts';
+import type { Row } from '../store/tables.ts';
 import { Int, IntOrString, Str } from './common.ts';
+
+/** The columns of `custom_field_entries` a Custom field value record shows. */
+export const ENTRY_COLUMNS = ['id', 'custom_field_id', 'contact_id', 'entry', 'created_at', 'updated_at'] as const;
+/** A stored custom field entry (times in epoch seconds). */
+export type EntryRow = Pick<Row<'custom_field_entries'>, (typeof ENTRY_COLUMNS)[number]>;
+
+/** The columns of `custom_fields` a Custom field record shows (its entries come from their own table). */
+export const CUSTOM_FIELD_COLUMNS = ['id', 'name', 'created_at', 'updated_at'] as const;
+/** A stored custom field with all its entries. */
+export type CustomFieldRow = Pick<Row<'custom_fields'>, (typeof CUSTOM_FIELD_COLUMNS)[number]> & { entries: EntryRow[] };
 
 /** Spec "Custom field value (entry)". */
 export const CustomFieldValueRecordSchema = Type.Object({

@@ -1,7 +1,12 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TimeFormat } from '../lib/time.ts';
-import type { GroupRow } from '../store/repositories/groups.ts';
+import type { Row } from '../store/tables.ts';
 import { Int, IntOrString, Str } from './common.ts';
+
+/** The columns of `groups` a Group record shows (its members come from group_members). */
+export const GROUP_COLUMNS = ['id', 'name', 'note', 'keyword_id', 'parent_id', 'created_at', 'updated_at'] as const;
+/** A stored group with its member contact ids, ascending (times in epoch seconds). */
+export type GroupRow = Pick<Row<'groups'>, (typeof GROUP_COLUMNS)[number]> & { member_ids: number[] };
 
 /** Spec "Group". */
 export const GroupRecordSchema = Type.Object({

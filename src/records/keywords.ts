@@ -1,6 +1,11 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { KeywordReservationRow } from '../store/repositories/keywords.ts';
+import type { Row } from '../store/tables.ts';
 import { Int, PageQuery, Str } from './common.ts';
+
+/** The columns of `keyword_reservations` a Keyword reservation record shows (`number`: the digits of its number). */
+export const KEYWORD_RESERVATION_COLUMNS = ['id', 'keyword', 'number', 'autoreply_message'] as const;
+/** A keyword reservation with the digits of its number. */
+export type KeywordReservationRow = Pick<Row<'keyword_reservations'>, (typeof KEYWORD_RESERVATION_COLUMNS)[number]>;
 
 /** Spec "Keyword reservation", JSON form. The XML form renames fields; see keywordReservationXml. */
 export const KeywordReservationRecordSchema = Type.Object({
@@ -20,10 +25,21 @@ export const keywordReservationRecord = (r: KeywordReservationRow): KeywordReser
 });
 
 /**
- * The XML form of a keyword reservation (spec "Keyword reservation", CONVENTIONS §10): `Number`
- * carries the keyword text and `ShortCode` the number.
+ * Spec "Keyword reservation", XML form (docs/API.md §9.8): `Number` carries the keyword text and
+ * `ShortCode` the number. The OpenAPI document gives it to the XML responses of the operations
+ * whose JSON responses hold KeywordReservationRecordSchema (a `<Record>XmlSchema` export is the
+ * XML form of `<Record>RecordSchema`, src/http/openapi.ts).
  */
-export function keywordReservationXml(r: KeywordReservationRecord) {
+export const KeywordReservationXmlSchema = Type.Object({
+  Id: Int(),
+  Number: Str(),
+  ShortCode: Int(),
+  AutoreplyMessage: Str(),
+});
+export type KeywordReservationXmlRecord = Static<typeof KeywordReservationXmlSchema>;
+
+/** The XML form of a keyword reservation (KeywordReservationXmlSchema). */
+export function keywordReservationXml(r: KeywordReservationRecord): KeywordReservationXmlRecord {
   return { Id: r.Id, Number: r.Keyword, ShortCode: r.Number, AutoreplyMessage: r.AutoreplyMessage };
 }
 

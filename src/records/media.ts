@@ -1,7 +1,17 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TimeFormat } from '../lib/time.ts';
-import type { MediaRow, MmsTemplateRow } from '../store/repositories/media.ts';
+import type { Row } from '../store/tables.ts';
 import { Int, IntOrString, Str } from './common.ts';
+
+/** The columns of `media` every read of a media selects: the record's, and `chunk_bytes` for reading its bytes. */
+export const MEDIA_COLUMNS = ['id', 'file_name', 'mime_type', 'size', 'width', 'height', 'chunk_bytes', 'created_at'] as const;
+/** A stored media (times in epoch seconds). */
+export type MediaRow = Pick<Row<'media'>, (typeof MEDIA_COLUMNS)[number]>;
+
+/** The columns of `mms_templates` an MMS template record shows (its MediaIds come from mms_template_media). */
+export const MMS_TEMPLATE_COLUMNS = ['id', 'name', 'subject', 'message', 'created_at', 'updated_at'] as const;
+/** A stored MMS template with its MediaIds in the order sent. */
+export type MmsTemplateRow = Pick<Row<'mms_templates'>, (typeof MMS_TEMPLATE_COLUMNS)[number]> & { media_ids: number[] };
 
 /** API-EXTENSIONS §9 media record. */
 export const MediaRecordSchema = Type.Object({
@@ -53,13 +63,16 @@ export const mmsTemplateRecord =
     DateUpdated: time.dateTime(r.updated_at),
   });
 
-/** API-EXTENSIONS §9 template `create` / `update` body. */
+/** API-EXTENSIONS §9 template `create` body (`update`: MmsTemplateUpdateBodySchema). */
 export const MmsTemplateWriteBodySchema = Type.Object({
   Name: Type.String({ minLength: 3, maxLength: 64 }),
   Subject: Type.Optional(Type.String({ maxLength: 255 })),
   Message: Type.Optional(Type.String({ maxLength: 1600 })),
   MediaIds: Type.Array(IntOrString(), { minItems: 1, maxItems: 10, description: '1 to 10 media ids of the account' }),
 });
+
+/** API-EXTENSIONS §9 template `update` body: any of the `create` fields; only those sent change. */
+export const MmsTemplateUpdateBodySchema = Type.Partial(MmsTemplateWriteBodySchema);
 
 /** API-EXTENSIONS §9 `media/upload` body: multipart/form-data with the field `file`. */
 export const MediaUploadBodySchema = Type.Object({

@@ -1,8 +1,34 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TimeFormat } from '../lib/time.ts';
 import { DIRECTIONS, LOG_STATUSES, MESSAGE_TYPES } from './statuses.ts';
-import type { BatchRow, MessageRow } from '../store/repositories/message-log.ts';
+import type { Row } from '../store/tables.ts';
 import { Int, IntOrString, NullableStr, Str } from './common.ts';
+
+/** The columns of `messages` a Message record shows. */
+export const MESSAGE_COLUMNS = [
+  'id',
+  'direction',
+  'number',
+  'mobile_phone',
+  'message',
+  'type_id',
+  'status_id',
+  'segments',
+  'credits',
+  'batch_id',
+  'scheduled_message_id',
+  'error_code',
+  'created_at',
+  'sent_at',
+  'delivered_at',
+] as const;
+/** A message of the log as the Message record shows it (times in epoch seconds). */
+export type MessageRow = Pick<Row<'messages'>, (typeof MESSAGE_COLUMNS)[number]>;
+
+/** The columns of `batches` a Batch record shows. */
+export const BATCH_COLUMNS = ['id', 'group_id', 'number', 'message', 'type_id', 'recipients', 'skipped', 'credits', 'created_at'] as const;
+/** A send-group batch as the Batch record shows it. */
+export type BatchRow = Pick<Row<'batches'>, (typeof BATCH_COLUMNS)[number]>;
 
 /** An integer id, or `""` when none (BatchId, ScheduledMessageId). */
 const IdOrEmpty = () => Type.Unsafe<number | ''>({ type: ['integer', 'string'] });

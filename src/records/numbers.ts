@@ -1,8 +1,13 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TimeFormat } from '../lib/time.ts';
 import { NUMBER_STATUSES } from './statuses.ts';
-import type { NumberRow } from '../store/repositories/numbers.ts';
+import type { Row } from '../store/tables.ts';
 import { Int, NullableStr, Str } from './common.ts';
+
+/** The columns of `account_numbers` a Number record shows. */
+export const NUMBER_COLUMNS = ['number', 'status_id', 'blocked_at'] as const;
+/** A stored account number (times in epoch seconds). */
+export type NumberRow = Pick<Row<'account_numbers'>, (typeof NUMBER_COLUMNS)[number]>;
 
 /** Spec "Number (account number record)". */
 export const NumberRecordSchema = Type.Object({

@@ -1,8 +1,17 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TimeFormat } from '../lib/time.ts';
 import { MESSAGE_STATUSES, MESSAGE_TYPE_MMS, MESSAGE_TYPES } from './statuses.ts';
-import type { ScheduledMessageRow } from '../store/repositories/messages.ts';
+import type { Row } from '../store/tables.ts';
 import { Int, IntOrString, Str } from './common.ts';
+
+/**
+ * The columns of `scheduled_messages` a Scheduled single message record shows: the list pages
+ * (src/store/repositories/messages.ts, SQL-built JSON included) and the scheduler's reads
+ * (src/store/repositories/scheduled.ts) all select these.
+ */
+export const SCHEDULED_MESSAGE_COLUMNS = ['id', 'mobile_phone', 'message', 'scheduled_at', 'status_id', 'type_id', 'mms_template_id', 'subject'] as const;
+/** A stored scheduled message (times in epoch seconds). */
+export type ScheduledMessageRow = Pick<Row<'scheduled_messages'>, (typeof SCHEDULED_MESSAGE_COLUMNS)[number]>;
 
 /** Spec "Scheduled single message". */
 export const ScheduledMessageRecordSchema = Type.Object({

@@ -40,3 +40,17 @@ export const LOG_STATUS = Object.freeze({ QUEUED: 1, SENT: 2, DELIVERED: 3, UNDE
 export const DIRECTIONS: Readonly<Record<number, 'Outbound' | 'Inbound'>> = { 1: 'Outbound', 2: 'Inbound' };
 export const DIRECTION_OUTBOUND = 1;
 export const DIRECTION_INBOUND = 2;
+
+/** The webhook events of the docs/API.md §12 table, in its order. */
+export const EVENT_TYPES = [
+  'message.sent',
+  'message.delivered',
+  'message.undelivered',
+  'message.failed',
+  'message.rejected',
+  'message.received',
+  'contact.opted_out',
+  'contact.opted_in',
+  'scheduled.action_required',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];

@@ -6,7 +6,9 @@ import type Pg from 'pg';
 import { Kysely, Migrator, sql, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
 import type { DatabaseConfig } from '../config.ts';
 import { startCheckpointer, WAL_SIZE_LIMIT_BYTES, type Checkpointer } from './checkpointer.ts';
+import { sqliteStatementFor, translatePgErrors } from './driver-errors.ts';
 import type { Database } from './tables.ts';
+import type { Dialect } from './dialect.ts';
 import type { Db } from './types.ts';
 import { initialMigration } from './migrations/001_initial.ts';
 import { listTotalsMigration } from './migrations/002_list_totals.ts';
@@ -18,7 +20,7 @@ import { inboundMigration } from './migrations/006_inbound.ts';
 import { mediaMigration } from './migrations/009_media.ts';
 import { webhooksMigration } from './migrations/010_webhooks.ts';
 
-export type Dialect = 'sqlite' | 'postgres';
+export type { Dialect } from './dialect.ts';
 
 /** An open database: the Kysely handle plus what callers need to know about it. */
 export interface Store {
@@ -104,8 +106,9 @@ export function openStore(config: DatabaseConfig): Store {
         if (sqlite.open) sqlite.pragma('wal_autocheckpoint = 1000');
       });
     }
-    // Kysely prepares every query it runs; this hands it the cached statement instead.
-    const database = { prepare: (sql: string) => cachedStatement(sqlite, sql), close: () => sqlite.close() };
+    // Kysely prepares every query it runs; this hands it the cached statement instead (a write's
+    // errors translated into the store's, src/store/driver-errors.ts).
+    const database = { prepare: (sql: string) => sqliteStatementFor(sql, cachedStatement(sqlite, sql)), close: () => sqlite.close() };
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
     sqliteHandles.set(db, sqlite);
     let closed = false;
@@ -139,7 +142,11 @@ export function openStore(config: DatabaseConfig): Store {
   pool.on('error', () => {});
   // Likewise a checked-out client whose connection drops between queries: its pending and next
   // queries fail (and become 503s); the event itself must not crash the process.
-  pool.on('connect', (client) => client.on('error', () => {}));
+  // Each client's writes fail with the store's typed errors (src/store/driver-errors.ts).
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    translatePgErrors(client);
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   let closed = false;
   return {

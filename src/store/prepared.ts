@@ -1,6 +1,7 @@
 import type SQLite from 'better-sqlite3';
 import { PostgresAdapter, sql, type Compilable, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import { cachedStatement, ownsOpenTransaction, sqliteHandle } from './db.ts';
+import { storeErrorOf } from './errors.ts';
 import type { Database } from './tables.ts';
 import type { Db } from './types.ts';
 
@@ -16,7 +17,8 @@ import type { Db } from './types.ts';
  * better-sqlite3, on the store's root handle when no transaction is open on its one connection,
  * and on the handle of a transaction opened by inTransaction. Otherwise (a transaction is open and
  * this query is not part of it, or on PostgreSQL) the compiled query goes through Kysely
- * (`executeQuery`), which waits for the connection lock exactly as before.
+ * (`executeQuery`), which waits for the connection lock exactly as before. Either way a write
+ * refused on a constraint throws the store's typed error (src/store/errors.ts).
  */
 
 // Statements in pluck mode (first column only) and in raw mode (rows as arrays), apart from the
@@ -176,28 +178,52 @@ export function prepareQuery<A extends unknown[], R>(build: (db: Kysely<Database
       const c = compiledFor(db);
       const params = bind(c, args);
       const sqlite = sqliteHandle(db);
-      if (sqlite && (!sqlite.inTransaction || ownsOpenTransaction(db))) return allRows(sqlite, c.sql, params) as R[];
+      if (sqlite && (!sqlite.inTransaction || ownsOpenTransaction(db))) {
+        try {
+          return allRows(sqlite, c.sql, params) as R[];
+        } catch (err) {
+          throw storeErrorOf(err);
+        }
+      }
       return (await viaKysely(db, c, params)).rows;
     },
     async column(db, ...args) {
       const c = compiledFor(db);
       const params = bind(c, args);
       const sqlite = sqliteHandle(db);
-      if (sqlite && (!sqlite.inTransaction || ownsOpenTransaction(db))) return pluckStatement(sqlite, c.sql).all(params) as R[keyof R][];
+      if (sqlite && (!sqlite.inTransaction || ownsOpenTransaction(db))) {
+        try {
+          return pluckStatement(sqlite, c.sql).all(params) as R[keyof R][];
+        } catch (err) {
+          throw storeErrorOf(err);
+        }
+      }
       return (await viaKysely(db, c, params)).rows.map((row) => Object.values(row as object)[0] as R[keyof R]);
     },
     async first(db, ...args) {
       const c = compiledFor(db);
       const params = bind(c, args);
       const sqlite = sqliteHandle(db);
-      if (sqlite && (!sqlite.inTransaction || ownsOpenTransaction(db))) return cachedStatement(sqlite, c.sql).get(params) as R | undefined;
+      if (sqlite && (!sqlite.inTransaction || ownsOpenTransaction(db))) {
+        try {
+          return cachedStatement(sqlite, c.sql).get(params) as R | undefined;
+        } catch (err) {
+          throw storeErrorOf(err);
+        }
+      }
       return (await viaKysely(db, c, params)).rows[0];
     },
     async run(db, ...args) {
       const c = compiledFor(db);
       const params = bind(c, args);
       const sqlite = sqliteHandle(db);
-      if (sqlite && (!sqlite.inTransaction || ownsOpenTransaction(db))) return cachedStatement(sqlite, c.sql).run(params).changes;
+      if (sqlite && (!sqlite.inTransaction || ownsOpenTransaction(db))) {
+        try {
+          return cachedStatement(sqlite, c.sql).run(params).changes;
+        } catch (err) {
+          throw storeErrorOf(err);
+        }
+      }
       return Number((await viaKysely(db, c, params)).numAffectedRows ?? 0n);
     },
   };

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 
 /**
  * Row types of every table. Times are Unix epoch seconds (UTC); dates are `YYYY-MM-DD` text.
@@ -279,6 +279,13 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
 }
 
+/**
+ * A row of `table` as a select reads it (Kysely's `Selectable`: generated and defaulted columns as
+ * plain values). Every row type of the store and of src/records is this, a `Pick` of it, or a
+ * `Pick` joined (`&`) with derived columns, so a column's type is written once, above.
+ */
+export type Row<T extends keyof Database> = Selectable<Database[T]>;
+
 /** API-EXTENSIONS §10 webhook endpoints (migration 010). */
 export interface WebhooksTable {
   id: Id;
@@ -301,7 +308,7 @@ export interface WebhookDeliveriesTable {
   event: string;
   /** The `webhook-id` header, the same on every attempt. */
   msg_id: string;
-  /** JSON `{type, at, data}`: the event's type, time (epoch s) and record snapshot. */
+  /** JSON `{v, type, at, data}`: the payload's version, the event's type, time (epoch s) and record snapshot (src/records/webhooks.ts). */
   payload: string;
   status: Generated<string>;
   attempts: Generated<number>;

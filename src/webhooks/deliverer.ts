@@ -7,11 +7,8 @@ import { Webhook } from 'standardwebhooks';
 import type { Store } from '../store/db.ts';
 import * as repo from '../store/repositories/webhooks.ts';
 import type { ClaimedDelivery } from '../store/repositories/webhooks.ts';
-import type { StoredEvent } from '../domain/webhooks.ts';
 import { createTimeFormat, type Clock, type TimeFormat } from '../lib/time.ts';
-import { messageRecord } from '../records/messages.ts';
-import { contactRecord } from '../records/contacts.ts';
-import { scheduledMessageRecord } from '../records/scheduled-messages.ts';
+import { eventBody, UnknownPayloadVersionError, type WebhookRow } from '../records/webhooks.ts';
 import { ForbiddenAddressError, guardedLookup, isForbiddenAddress } from '../lib/ssrf.ts';
 
 /**
@@ -126,7 +123,7 @@ export class WebhookDeliverer {
     const claimed = await repo.claimDueDeliveries(store.db, clock.nowMs(), batchSize, clock.nowMs() + leaseMs, token);
     round.claimed = claimed.length;
     // Each webhook read once per round (its Url and secret as they are now: §10 checks at each attempt).
-    const webhooks = new Map<number, Promise<repo.WebhookRow | undefined>>();
+    const webhooks = new Map<number, Promise<WebhookRow | undefined>>();
     const webhookOf = (id: number) => {
       let w = webhooks.get(id);
       if (!w) webhooks.set(id, (w = repo.webhookById(store.db, id)));
@@ -172,21 +169,17 @@ export class WebhookDeliverer {
     return sum;
   }
 
-  /** The body of a stored event (§10 Payload): records in their JSON form. */
+  /**
+   * The POST body of a stored payload (docs/API.md §12 "Request"), rendered by its version
+   * (src/records/webhooks.ts `eventBody`), record times in this loop's zone.
+   * @throws UnknownPayloadVersionError, SyntaxError as eventBody.
+   */
   body(payload: string): string {
-    const e = JSON.parse(payload) as StoredEvent;
-    const data = e.type.startsWith('message.')
-      ? messageRecord(this.time)(e.data as Parameters<ReturnType<typeof messageRecord>>[0])
-      : e.type.startsWith('contact.')
-        ? contactRecord(this.time)(e.data as Parameters<ReturnType<typeof contactRecord>>[0])
-        : scheduledMessageRecord(this.time)(e.data as Parameters<ReturnType<typeof scheduledMessageRecord>>[0]);
-    const timestamp = new Date(e.at * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    // CONVENTIONS §11: U+2028 and U+2029 escaped, as every JSON body of the service.
-    return JSON.stringify({ type: e.type, timestamp, data }).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+    return eventBody(payload, this.time);
   }
 
   /** One attempt: the POST, its answer's status or a short reason. Never throws. */
-  private async attempt(d: ClaimedDelivery, webhook: repo.WebhookRow | undefined): Promise<AttemptResult> {
+  private async attempt(d: ClaimedDelivery, webhook: WebhookRow | undefined): Promise<AttemptResult> {
     if (!webhook) return { statusCode: null, error: 'webhook deleted' };
     let url: URL;
     try {
@@ -201,6 +194,14 @@ export class WebhookDeliverer {
     try {
       body = this.body(d.payload);
     } catch (err) {
+      if (err instanceof UnknownPayloadVersionError) {
+        // Written by a newer release sharing the database (a rolling deploy, or a rollback after
+        // one): not sent, and kept on the retry schedule rather than failed at once, so an
+        // instance that knows the version can still deliver it; Failed after the last attempt as
+        // any other, and `webhooks/redeliver` can queue it again once the newer release runs.
+        this.log.warn({ deliveryId: d.id, version: err.version }, 'webhook payload of an unknown version: kept for a newer instance');
+        return { statusCode: null, error: 'unknown payload version' };
+      }
       this.log.error({ err, deliveryId: d.id }, 'webhook payload cannot be rendered');
       return { statusCode: null, error: 'internal error' };
     }

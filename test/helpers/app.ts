@@ -4,19 +4,19 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config, type ConfigSource } from '../../src/config.ts';
-import { createDemoAccount, type DemoAccount } from '../../src/cli/demo.ts';
+import { createDemoAccount, type DemoAccount } from '../../src/domain/demo.ts';
 import { recordMappers } from '../../src/records/index.ts';
 import { createTimeFormat, type Clock } from '../../src/lib/time.ts';
 import { migrateToLatest, openStore, type Store } from '../../src/store/db.ts';
 import { createTestDatabase, testStoreKind } from './stores.ts';
 
-/** A built (not listening) app on its own fresh SQLite file. */
+/** A built (not listening) app on its own fresh database. */
 export interface TestApp {
   app: FastifyInstance;
   store: Store;
   config: Config;
   dir: string;
-  /** The SQLite file (on the SQLite run); on the PostgreSQL run the database is `config.database.url`. */
+  /** The SQLite file (in a `[sqlite]` case); in a `[postgres]` case the database is `config.database.url`. */
   dbPath: string;
   /** Creates a NEW demo account (numbers, 50 contacts, groups, fields, entries, messages) and returns its records and token. */
   seed(name?: string): Promise<DemoAccount>;
@@ -29,16 +29,17 @@ export function testConfig(dbPath: string, overrides: ConfigSource = {}): Config
 }
 
 /**
- * The DATABASE_URL of a test app: a SQLite file in `dir`, or (MSGSVC_TEST_STORE=postgres) a
- * PostgreSQL database tied to `dir`, so that an app built again on the same `dir` sees the same data.
+ * The DATABASE_URL of a test app on the store of the running case (testStoreKind()): a SQLite file
+ * in `dir`, or a PostgreSQL database tied to `dir`, so that an app built again on the same `dir`
+ * sees the same data.
  */
 export async function testDatabaseUrl(dir: string): Promise<string> {
   return testStoreKind() === 'postgres' ? createTestDatabase(dir) : join(dir, 'msgsvc.db');
 }
 
 /**
- * Builds an app over a new database (SQLite file in a temp dir, or a fresh PostgreSQL database on
- * the PostgreSQL run). Pass `t` (node:test context) to close and delete everything when the test
+ * Builds an app over a new database on the store of the running case (SQLite file in a temp dir,
+ * or a fresh PostgreSQL database in a `[postgres]` case). Pass `t` (node:test context) to close and delete everything when the test
  * ends; pass `options.dir` of an earlier app to reopen its data, `options.clock` for the domain's time
  * source (a manual clock; default the system clock).
  */

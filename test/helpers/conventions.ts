@@ -4,14 +4,15 @@
  * failing test.
  */
 import assert from 'node:assert/strict';
-import { after } from 'node:test';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
 import type { ConfigSource } from '../../src/config.ts';
 import { createAccount, issueToken } from '../../src/domain/accounts.ts';
-import type { DemoAccount } from '../../src/cli/demo.ts';
+import type { DemoAccount } from '../../src/domain/demo.ts';
 import { buildTestApp, withToken, type TestApp } from './app.ts';
+import { XML_DECL } from './operations.ts';
+import { onePerStore } from './stores.ts';
 
 import { REASON } from './reasons.ts';
 
@@ -31,9 +32,8 @@ export const MSG = {
   formatNotSupported: (value: string) => `The requested response format is not supported: ${value}`,
 };
 
-export const JSON_TYPE = 'application/json; charset=UTF-8';
-export const XML_TYPE = 'application/xml; charset=UTF-8';
-export const XML_DECL = '<?xml version="1.0" encoding="UTF-8"?>\n';
+/** The headers of a request with a JSON body. */
+export const JSON_BODY = { 'content-type': 'application/json' };
 
 /** The Allow value of every path (CONVENTIONS §5). */
 export const ALLOW: Readonly<Record<string, string>> = {
@@ -86,15 +86,14 @@ export async function setup(
 }
 
 /**
- * One app (with one demo account) per test file, built on first use and closed after the file's
- * tests. For tests that keep the default config and do not exhaust the rate limit.
+ * One app (with one demo account) per test file and store, built on first use and closed after the
+ * file's tests. For tests that keep the default config and do not exhaust the rate limit.
  */
 export function sharedSetup(env: ConfigSource = {}): () => Promise<Setup> {
-  let pending: Promise<Setup> | undefined;
-  after(async () => {
-    if (pending) await (await pending).ctx.close();
-  });
-  return () => (pending ??= setup(undefined, env));
+  return onePerStore(
+    () => setup(undefined, env),
+    (s) => s.ctx.close(),
+  );
 }
 
 /** A new account with no records and one token. */
@@ -122,28 +121,10 @@ export function errorText(status: number, message: string, format: 'json' | 'xml
   const name = REASON[status]!;
   if (format === 'json') return JSON.stringify({ name, message, code: 0, status });
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  return `${XML_DECL}<response><name>${esc(name)}</name><message>${esc(message)}</message><code>0</code><status>${status}</status></response>\n`;
+  return `${XML_DECL}\n<response><name>${esc(name)}</name><message>${esc(message)}</message><code>0</code><status>${status}</status></response>\n`;
 }
 
 type Res = LightMyRequestResponse;
-
-/** Asserts a CONVENTIONS §2 error: status, status text, content type and the exact body. */
-export function assertError(res: Res, status: number, message: string, format: 'json' | 'xml' = 'json'): void {
-  assert.equal(res.statusCode, status, `expected ${status}, got ${res.statusCode}: ${res.body}`);
-  assert.equal(res.statusMessage, REASON[status], 'status text is the reason phrase');
-  assert.equal(res.headers['content-type'], format === 'json' ? JSON_TYPE : XML_TYPE);
-  // HEAD: Node drops the body on the wire; inject may still show it (see conventions-methods).
-  if (res.raw.req.method === 'HEAD') return;
-  assert.equal(res.body, errorText(status, message, format));
-  if (format === 'json') assert.deepEqual(Object.keys(JSON.parse(res.body)), ['name', 'message', 'code', 'status']);
-}
-
-/** Asserts the 422 status line and the unwrapped list body (CONVENTIONS §3). */
-export function assert422(res: Res, errors: { field: string; message: string }[]): void {
-  assert.equal(res.statusCode, 422, res.body);
-  assert.equal(res.statusMessage, 'Data Validation Failed.');
-  assert.equal(res.body, JSON.stringify(errors));
-}
 
 export function assertNoPagination(res: Res): void {
   for (const h of PAGINATION_HEADERS) assert.equal(res.headers[h], undefined, `${h} must not be on a ${res.statusCode}`);

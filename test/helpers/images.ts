@@ -4,7 +4,7 @@
  * baseline JFIF head: SOI, APP0, DQT, SOF0, DHT, SOS with one MCU of zero data, EOI).
  */
 import omggif from 'omggif';
-export { pngImage } from '../../src/cli/sample-images.ts';
+export { pngImage } from '../../src/lib/sample-images.ts';
 
 /** A GIF of `frames` frames, each width × height, 2-colour palette. */
 export function gifImage(width: number, height: number, frames = 1): Buffer {

@@ -1,15 +1,18 @@
 /**
- * Shared oracles for the operations-*.test.ts suites. Everything here is built from the spec,
- * CONVENTIONS and the raw database rows, never from the server's own mappers or serializers, so a
- * test comparing a response with these values fails when the server breaks a rule.
+ * Shared oracles for the operations-*.test.ts suites, and the wire assertions of every suite (the
+ * content types, the XML document, assertBody, assertError, assert422). Everything here is built
+ * from the spec, CONVENTIONS and the raw database rows, never from the server's own mappers or
+ * serializers, so a test comparing a response with these values fails when the server breaks a rule.
  */
 import assert from 'node:assert/strict';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { TestApp } from './app.ts';
+import { REASON } from './reasons.ts';
 
-export const JSON_CT = 'application/json; charset=UTF-8';
-export const XML_CT = 'application/xml; charset=UTF-8';
+export const JSON_TYPE = 'application/json; charset=UTF-8';
+export const XML_TYPE = 'application/xml; charset=UTF-8';
+/** The XML declaration, without the newline that follows it in every document. */
 export const XML_DECL = '<?xml version="1.0" encoding="UTF-8"?>';
 
 /** The three ways a client picks a format: Accept JSON, Accept XML, and `_format=xml` (overriding an Accept of JSON). */
@@ -110,11 +113,11 @@ export function assertXmlLayout(body: string): Record<string, unknown> {
 export function assertBody(res: LightMyRequestResponse, wire: Wire, status: number, payload: unknown): void {
   assert.equal(res.statusCode, status, res.body);
   if (isXml(wire)) {
-    assert.equal(res.headers['content-type'], XML_CT);
+    assert.equal(res.headers['content-type'], XML_TYPE);
     assertXmlLayout(res.body);
     assert.equal(res.body, xmlDocument(payload));
   } else {
-    assert.equal(res.headers['content-type'], JSON_CT);
+    assert.equal(res.headers['content-type'], JSON_TYPE);
     assert.equal(res.body, JSON.stringify(payload));
   }
 }
@@ -126,8 +129,20 @@ export function assert422(res: LightMyRequestResponse, errors: { field: string; 
   assertBody(res, wire, 422, errors);
 }
 
-/** Asserts a CONVENTIONS §2 error body. */
-export function assertError(res: LightMyRequestResponse, status: number, name: string, message: string, wire: Wire = 'json'): void {
+/**
+ * Asserts a CONVENTIONS §2 error: status, status text and `name` (both the reason phrase, REASON),
+ * content type of its format and the exact body `{name, message, code: 0, status}`. On HEAD only
+ * the status line and content type (Node drops the body on the wire; inject may still show it).
+ */
+export function assertError(res: LightMyRequestResponse, status: number, message: string, wire: Wire = 'json'): void {
+  const name = REASON[status];
+  assert.ok(name, `no reason phrase for ${status} in test/helpers/reasons.ts`);
+  assert.equal(res.statusCode, status, `expected ${status}, got ${res.statusCode}: ${res.body}`);
+  assert.equal(res.statusMessage, name, 'status text is the reason phrase');
+  if (res.raw.req.method === 'HEAD') {
+    assert.equal(res.headers['content-type'], isXml(wire) ? XML_TYPE : JSON_TYPE);
+    return;
+  }
   assertBody(res, wire, status, { name, message, code: 0, status });
 }
 

@@ -11,6 +11,7 @@ export const REASON: Readonly<Record<number, string>> = {
   405: 'Method Not Allowed',
   406: 'Not Acceptable',
   408: 'Request Timeout',
+  409: 'Conflict',
   413: 'Request Entity Too Large',
   414: 'Request-URI Too Long',
   415: 'Unsupported Media Type',

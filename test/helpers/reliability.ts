@@ -9,13 +9,11 @@ import { connect, type Socket } from 'node:net';
 import SQLite from 'better-sqlite3';
 import { XMLValidator } from 'fast-xml-parser';
 
+import { JSON_TYPE, XML_DECL, XML_TYPE } from './operations.ts';
 import { REASON } from './reasons.ts';
 
 export { REASON };
 
-export const JSON_TYPE = 'application/json; charset=UTF-8';
-export const XML_TYPE = 'application/xml; charset=UTF-8';
-const XML_DECL = '<?xml version="1.0" encoding="UTF-8"?>\n';
 
 function unescapeXml(s: string): string {
   return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
@@ -64,8 +62,8 @@ export function assertWireResponse(res: { status: number; contentType: string | 
     return;
   }
   // XML
-  assert.ok(res.body.startsWith(XML_DECL) && res.body.endsWith('\n'), `XML declaration line and trailing newline: ${where}`);
-  const doc = res.body.slice(XML_DECL.length, -1);
+  assert.ok(res.body.startsWith(`${XML_DECL}\n`) && res.body.endsWith('\n'), `XML declaration line and trailing newline: ${where}`);
+  const doc = res.body.slice(XML_DECL.length + 1, -1);
   // One line: no formatting between elements. A value may itself hold a newline (LF is valid XML
   // and is kept, as Yii2's formatter keeps it), so leaf elements' text is set aside first.
   const skeleton = doc.replace(/<([A-Za-z_][\w.-]*)>[^<]*<\/\1>/g, '<$1></$1>');

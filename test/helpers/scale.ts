@@ -1,18 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/config.ts';
-import { createDemoAccount, type DemoAccount } from '../../src/cli/demo.ts';
+import { createDemoAccount, type DemoAccount } from '../../src/domain/demo.ts';
 import { recordMappers } from '../../src/records/index.ts';
 import { createTimeFormat } from '../../src/lib/time.ts';
 import { migrateToLatest, openStore } from '../../src/store/db.ts';
-import { createTestDatabase, testStoreKind } from './stores.ts';
+import { createTestDatabase, redisSkip, type StoreTestOptions } from './stores.ts';
 
-/** Why the scale-out suites do not run here, or undefined when they do (PostgreSQL run with services). */
-export function scaleSkipReason(): string | undefined {
-  if (testStoreKind() !== 'postgres' || process.env.MSGSVC_TEST_SERVICES !== '1') {
-    return 'needs PostgreSQL and Redis: runs in the PostgreSQL pass of npm test (scripts/test.sh)';
-  }
-  return undefined;
-}
+/**
+ * Options of a scale-out case: it runs on PostgreSQL only (several processes over one database), and
+ * is skipped, saying why, when Redis is not reachable (CI=true: the file fails instead).
+ */
+export const SCALE_OUT: StoreTestOptions = { stores: ['postgres'], skip: await redisSkip() };
 
 /** A fresh PostgreSQL database, migrated, holding one demo account. */
 export async function seededPostgres(): Promise<{ databaseUrl: string; demo: DemoAccount }> {

@@ -13,6 +13,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './net.ts';
 
 const SCRIPT = fileURLToPath(new URL('../smsc/fake-smsc.pl', import.meta.url));
 
@@ -165,17 +166,6 @@ export class FakeSmsc {
     // Fields 14 and 15 of stat (utime, stime), counted from after the command name.
     return (Number(fields[11]) + Number(fields[12])) / 100;
   }
-}
-
-/** A free loopback TCP port (closed again at once). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as net.AddressInfo).port;
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 /** stunnel4 terminating TLS on `port` in front of a plain SMSC port, with a fresh self-signed certificate. */

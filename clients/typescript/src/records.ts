@@ -93,6 +93,10 @@ export const RECORDS: Readonly<Record<string, Shape>> = {
     "Id": "int",
     "Number": "int"
   },
+  "KeywordReservationXml": {
+    "Id": "int",
+    "ShortCode": "int"
+  },
   "Batch": {
     "Id": "int",
     "GroupId": "int",
@@ -130,6 +134,11 @@ export const RECORDS: Readonly<Record<string, Shape>> = {
   },
   "MmsTemplate": {
     "Id": "int",
+    "MediaIds": [
+      "int"
+    ]
+  },
+  "MmsTemplateUpdateBody": {
     "MediaIds": [
       "int"
     ]

@@ -11,16 +11,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * List the account's numbers with their status
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** List the account's numbers with their status */
         get: operations["numbers.index"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List the account's numbers with their status
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["numbers.index.head"];
         patch?: never;
         trace?: never;
     };
@@ -31,16 +32,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Read the available credit balance
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** Read the available credit balance */
         get: operations["credits.balance"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Read the available credit balance
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["credits.balance.head"];
         patch?: never;
         trace?: never;
     };
@@ -51,16 +53,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * List scheduled single messages
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** List scheduled single messages */
         get: operations["sms.single-schedule-messages"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List scheduled single messages
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["sms.single-schedule-messages.head"];
         patch?: never;
         trace?: never;
     };
@@ -105,16 +108,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * List the message log
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** List the message log */
         get: operations["sms.index"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List the message log
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["sms.index.head"];
         patch?: never;
         trace?: never;
     };
@@ -125,16 +129,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Read one message of the log
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** Read one message of the log */
         get: operations["sms.view"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Read one message of the log
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["sms.view.head"];
         patch?: never;
         trace?: never;
     };
@@ -162,16 +167,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Read one scheduled message
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** Read one scheduled message */
         get: operations["sms.view-scheduled"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Read one scheduled message
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["sms.view-scheduled.head"];
         patch?: never;
         trace?: never;
     };
@@ -217,16 +223,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * List the account's contacts
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** List the account's contacts */
         get: operations["contacts.index"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List the account's contacts
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["contacts.index.head"];
         patch?: never;
         trace?: never;
     };
@@ -237,16 +244,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Read one contact
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** Read one contact */
         get: operations["contacts.view"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Read one contact
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["contacts.view.head"];
         patch?: never;
         trace?: never;
     };
@@ -257,16 +265,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Find a contact by phone number
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** Find a contact by phone number */
         get: operations["contacts.find"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Find a contact by phone number
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["contacts.find.head"];
         patch?: never;
         trace?: never;
     };
@@ -346,16 +355,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * List the account's groups
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** List the account's groups */
         get: operations["groups.index"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List the account's groups
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["groups.index.head"];
         patch?: never;
         trace?: never;
     };
@@ -366,16 +376,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Read one group
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** Read one group */
         get: operations["groups.view"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Read one group
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["groups.view.head"];
         patch?: never;
         trace?: never;
     };
@@ -472,16 +483,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * List the account's custom contact fields with their values
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** List the account's custom contact fields with their values */
         get: operations["custom-contact-fields.index"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List the account's custom contact fields with their values
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["custom-contact-fields.index.head"];
         patch?: never;
         trace?: never;
     };
@@ -492,16 +504,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Read one custom contact field with its values
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** Read one custom contact field with its values */
         get: operations["custom-contact-fields.view"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Read one custom contact field with its values
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["custom-contact-fields.view.head"];
         patch?: never;
         trace?: never;
     };
@@ -564,16 +577,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * List the account's custom field values
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** List the account's custom field values */
         get: operations["custom-contact-fields-entry.index"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List the account's custom field values
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["custom-contact-fields-entry.index.head"];
         patch?: never;
         trace?: never;
     };
@@ -584,16 +598,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Read one custom field value
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** Read one custom field value */
         get: operations["custom-contact-fields-entry.view"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Read one custom field value
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["custom-contact-fields-entry.view.head"];
         patch?: never;
         trace?: never;
     };
@@ -674,16 +689,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * List the account's keyword reservations
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** List the account's keyword reservations */
         get: operations["keyword.index"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List the account's keyword reservations
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["keyword.index.head"];
         patch?: never;
         trace?: never;
     };
@@ -694,16 +710,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Read one keyword reservation
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** Read one keyword reservation */
         get: operations["keyword.view"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Read one keyword reservation
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["keyword.view.head"];
         patch?: never;
         trace?: never;
     };
@@ -749,16 +766,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Check whether a keyword can be reserved on a number
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** Check whether a keyword can be reserved on a number */
         get: operations["keyword.check"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Check whether a keyword can be reserved on a number
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["keyword.check.head"];
         patch?: never;
         trace?: never;
     };
@@ -786,16 +804,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * List the account's media
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** List the account's media */
         get: operations["media.index"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List the account's media
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["media.index.head"];
         patch?: never;
         trace?: never;
     };
@@ -806,16 +825,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Read one media record
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** Read one media record */
         get: operations["media.view"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Read one media record
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["media.view.head"];
         patch?: never;
         trace?: never;
     };
@@ -843,16 +863,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Download the bytes of a media
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** Download the bytes of a media */
         get: operations["media.download"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Download the bytes of a media
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["media.download.head"];
         patch?: never;
         trace?: never;
     };
@@ -880,16 +901,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * List the account's MMS templates
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** List the account's MMS templates */
         get: operations["mms-templates.index"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List the account's MMS templates
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["mms-templates.index.head"];
         patch?: never;
         trace?: never;
     };
@@ -900,16 +922,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Read one MMS template
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** Read one MMS template */
         get: operations["mms-templates.view"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Read one MMS template
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["mms-templates.view.head"];
         patch?: never;
         trace?: never;
     };
@@ -972,16 +995,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * List the account's webhooks
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** List the account's webhooks */
         get: operations["webhooks.index"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List the account's webhooks
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["webhooks.index.head"];
         patch?: never;
         trace?: never;
     };
@@ -992,16 +1016,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Read one webhook
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** Read one webhook */
         get: operations["webhooks.view"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Read one webhook
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["webhooks.view.head"];
         patch?: never;
         trace?: never;
     };
@@ -1064,16 +1089,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * A webhook's deliveries, newest first
-         * @description Also answers HEAD: the same headers, no body.
-         */
+        /** A webhook's deliveries, newest first */
         get: operations["webhooks.deliveries"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * A webhook's deliveries, newest first
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["webhooks.deliveries.head"];
         patch?: never;
         trace?: never;
     };
@@ -1107,7 +1133,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Liveness
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["healthz.head"];
         patch?: never;
         trace?: never;
     };
@@ -1124,7 +1154,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Readiness
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["readyz.head"];
         patch?: never;
         trace?: never;
     };
@@ -1143,14 +1177,16 @@ export interface components {
             field: string;
             message: string;
         };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         Number: {
-            Number: string;
-            Status_Id: number;
-            Status_Description: string;
-            Blocked_Date: string | null;
+            Number?: string;
+            Status_Id?: number;
+            Status_Description?: string;
+            Blocked_Date?: string | null;
         };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         CreditBalance: {
-            AvailableCredits: number;
+            AvailableCredits?: number;
         };
         ScheduleBody: {
             /** @description recipient phone number in any common format; required on schedule */
@@ -1168,17 +1204,18 @@ export interface components {
             /** @description an Active number of the account; default: its first Active number */
             Number?: number | string;
         };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         ScheduledSingleMessage: {
-            Id: number;
-            MobilePhone: string;
-            Message: string;
-            DateTime: string;
-            Status_Id: number;
-            Status_Description: string;
-            Type_Id: number;
-            Type_Description: string;
-            MmsTemplateId: number | string;
-            Subject: string;
+            Id?: number;
+            MobilePhone?: string;
+            Message?: string;
+            DateTime?: string;
+            Status_Id?: number;
+            Status_Description?: string;
+            Type_Id?: number;
+            Type_Description?: string;
+            MmsTemplateId?: number | string;
+            Subject?: string;
         };
         ContactBody: {
             /** @description phone number in any common format; required on create */
@@ -1194,45 +1231,48 @@ export interface components {
             /** @description the account's group ids; replaces the memberships */
             GroupIds?: (number | string)[];
         };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         Contact: {
-            Id: number;
-            Number: string;
-            OptedOut: number;
-            FirstName: string;
-            LastName: string;
-            BirthDay: string;
-            Email: string;
-            Zip: string;
-            City: string;
-            DateCreated: string;
-            DateUpdated: string;
-            GroupIds: number[];
-            CustomFieldIds: number[];
+            Id?: number;
+            Number?: string;
+            OptedOut?: number;
+            FirstName?: string;
+            LastName?: string;
+            BirthDay?: string;
+            Email?: string;
+            Zip?: string;
+            City?: string;
+            DateCreated?: string;
+            DateUpdated?: string;
+            GroupIds?: number[];
+            CustomFieldIds?: number[];
         };
         ImportError: {
             Line: number;
             Field: string;
             Message: string;
         };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         ImportReport: {
-            Created: number;
-            Updated: number;
-            Failed: number;
-            Errors: components["schemas"]["ImportError"][];
+            Created?: number;
+            Updated?: number;
+            Failed?: number;
+            Errors?: components["schemas"]["ImportError"][];
         };
         GroupMembersBody: {
             /** @description 1 to 1,000 of the account's contact ids */
             PhoneNumberIds: (number | string)[];
         };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         Group: {
-            Id: number;
-            Name: string;
-            Note: string;
-            KeywordId: number;
-            ParentId: number;
-            DateCreated: string;
-            DateUpdated: string;
-            PhoneNumberIds: number[];
+            Id?: number;
+            Name?: string;
+            Note?: string;
+            KeywordId?: number;
+            ParentId?: number;
+            DateCreated?: string;
+            DateUpdated?: string;
+            PhoneNumberIds?: number[];
         };
         GroupWriteBody: {
             fname: string;
@@ -1242,20 +1282,22 @@ export interface components {
             /** @description a group of the account, or 0 for none; not the group itself nor one below it */
             ParentId?: number | string;
         };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         CustomField: {
-            Id: number;
-            Name: string;
-            DateCreated: string;
-            DateUpdated: string;
-            Value: components["schemas"]["CustomFieldValue"][];
+            Id?: number;
+            Name?: string;
+            DateCreated?: string;
+            DateUpdated?: string;
+            Value?: components["schemas"]["CustomFieldValue"][];
         };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         CustomFieldValue: {
-            Id: number;
-            CustomFieldId: number;
-            PhoneNumberId: number;
-            Entry: string;
-            DateCreated: string;
-            DateUpdated: string;
+            Id?: number;
+            CustomFieldId?: number;
+            PhoneNumberId?: number;
+            Entry?: string;
+            DateCreated?: string;
+            DateUpdated?: string;
         };
         EntryBody: {
             /** @description custom field id */
@@ -1264,46 +1306,57 @@ export interface components {
             frcontact: number | string;
             fvalue: string;
         };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         KeywordAvailability: {
-            Keyword: string;
-            Number: number;
-            Available: boolean;
+            Keyword?: string;
+            Number?: number;
+            Available?: boolean;
         };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         KeywordReservation: {
-            Id: number;
-            Keyword: string;
-            Number: number;
-            AutoreplyMessage: string;
+            Id?: number;
+            Keyword?: string;
+            Number?: number;
+            AutoreplyMessage?: string;
         };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
+        KeywordReservationXml: {
+            Id?: number;
+            Number?: string;
+            ShortCode?: number;
+            AutoreplyMessage?: string;
+        };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         Batch: {
-            Id: number;
-            GroupId: number;
-            Number: string;
-            Message: string;
-            Type_Id: number;
-            Recipients: number;
-            Skipped: number;
-            Credits: number;
-            DateCreated: string;
+            Id?: number;
+            GroupId?: number;
+            Number?: string;
+            Message?: string;
+            Type_Id?: number;
+            Recipients?: number;
+            Skipped?: number;
+            Credits?: number;
+            DateCreated?: string;
         };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         Message: {
-            Id: number;
-            Direction: string;
-            Number: string;
-            MobilePhone: string;
-            Message: string;
-            Type_Id: number;
-            Type_Description: string;
-            Status_Id: number;
-            Status_Description: string;
-            Segments: number;
-            Credits: number;
-            BatchId: number | string;
-            ScheduledMessageId: number | string;
-            ErrorCode: string;
-            DateCreated: string;
-            DateSent: string | null;
-            DateDelivered: string | null;
+            Id?: number;
+            Direction?: string;
+            Number?: string;
+            MobilePhone?: string;
+            Message?: string;
+            Type_Id?: number;
+            Type_Description?: string;
+            Status_Id?: number;
+            Status_Description?: string;
+            Segments?: number;
+            Credits?: number;
+            BatchId?: number | string;
+            ScheduledMessageId?: number | string;
+            ErrorCode?: string;
+            DateCreated?: string;
+            DateSent?: string | null;
+            DateDelivered?: string | null;
         };
         SendBody: {
             /** @description required for an SMS */
@@ -1331,14 +1384,15 @@ export interface components {
             /** @description a template of the account, required for an MMS */
             MmsTemplateId?: number | string;
         };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         Media: {
-            Id: number;
-            FileName: string;
-            MimeType: string;
-            Size: number;
-            Width: number;
-            Height: number;
-            DateCreated: string;
+            Id?: number;
+            FileName?: string;
+            MimeType?: string;
+            Size?: number;
+            Width?: number;
+            Height?: number;
+            DateCreated?: string;
         };
         MediaUploadBody: {
             /**
@@ -1347,14 +1401,22 @@ export interface components {
              */
             file: string;
         };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         MmsTemplate: {
-            Id: number;
-            Name: string;
-            Subject: string;
-            Message: string;
-            MediaIds: number[];
-            DateCreated: string;
-            DateUpdated: string;
+            Id?: number;
+            Name?: string;
+            Subject?: string;
+            Message?: string;
+            MediaIds?: number[];
+            DateCreated?: string;
+            DateUpdated?: string;
+        };
+        MmsTemplateUpdateBody: {
+            Name?: string;
+            Subject?: string;
+            Message?: string;
+            /** @description 1 to 10 media ids of the account */
+            MediaIds?: (number | string)[];
         };
         MmsTemplateWriteBody: {
             Name: string;
@@ -1363,25 +1425,27 @@ export interface components {
             /** @description 1 to 10 media ids of the account */
             MediaIds: (number | string)[];
         };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         CreatedWebhook: {
-            Id: number;
-            Url: string;
-            Events: string[];
-            Active: number;
-            DateCreated: string;
-            DateUpdated: string;
-            Secret: string;
+            Id?: number;
+            Url?: string;
+            Events?: string[];
+            Active?: number;
+            DateCreated?: string;
+            DateUpdated?: string;
+            Secret?: string;
         };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         Delivery: {
-            Id: number;
-            WebhookId: number;
-            Event: string;
-            Status: string;
-            Attempts: number;
-            LastStatusCode: number | null;
-            LastError: string;
-            DateCreated: string;
-            DateUpdated: string;
+            Id?: number;
+            WebhookId?: number;
+            Event?: string;
+            Status?: string;
+            Attempts?: number;
+            LastStatusCode?: number | null;
+            LastError?: string;
+            DateCreated?: string;
+            DateUpdated?: string;
         };
         WebhookBody: {
             /** @description absolute http or https URL, at most 2,048 characters; required on create */
@@ -1391,13 +1455,14 @@ export interface components {
             /** @description 0 or 1, default 1 */
             Active?: number | string;
         };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         Webhook: {
-            Id: number;
-            Url: string;
-            Events: string[];
-            Active: number;
-            DateCreated: string;
-            DateUpdated: string;
+            Id?: number;
+            Url?: string;
+            Events?: string[];
+            Active?: number;
+            DateCreated?: string;
+            DateUpdated?: string;
         };
         /** @description CONVENTIONS §3 422 body: the first error of each field, in rule order (not wrapped in name/code/status). */
         ValidationErrors: components["schemas"]["ValidationError"][];
@@ -1407,9 +1472,11 @@ export interface components {
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                Vary: components["headers"]["Vary"];
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -1421,6 +1488,7 @@ export interface components {
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                Vary: components["headers"]["Vary"];
                 [name: string]: unknown;
             };
             content: {
@@ -1432,9 +1500,11 @@ export interface components {
         NotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                Vary: components["headers"]["Vary"];
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -1446,6 +1516,7 @@ export interface components {
         MethodNotAllowed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                Vary: components["headers"]["Vary"];
                 Allow: components["headers"]["Allow"];
                 [name: string]: unknown;
             };
@@ -1458,6 +1529,7 @@ export interface components {
         NotAcceptable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                Vary: components["headers"]["Vary"];
                 [name: string]: unknown;
             };
             content: {
@@ -1468,6 +1540,7 @@ export interface components {
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                Vary: components["headers"]["Vary"];
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
@@ -1482,6 +1555,11 @@ export interface components {
         PayloadTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                Vary: components["headers"]["Vary"];
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -1489,13 +1567,42 @@ export interface components {
                 "application/xml": components["schemas"]["Error"];
             };
         };
+        /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+        URITooLong: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Unsupported Media Type: a body whose Content-Type this operation does not read. */
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                Vary: components["headers"]["Vary"];
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+                "application/xml": components["schemas"]["Error"];
+            };
+        };
+        /** @description Range Not Satisfiable: `Requested range not satisfiable.`, the range starts past the end; `Content-Range: bytes *\/size`. */
+        RangeNotSatisfiable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                Vary: components["headers"]["Vary"];
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                "Content-Range": components["headers"]["Content-Range"];
                 [name: string]: unknown;
             };
             content: {
@@ -1507,9 +1614,11 @@ export interface components {
         ValidationFailed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                Vary: components["headers"]["Vary"];
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -1521,6 +1630,7 @@ export interface components {
         TooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                Vary: components["headers"]["Vary"];
                 "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                 "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                 "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
@@ -1536,6 +1646,10 @@ export interface components {
         InternalServerError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                Vary: components["headers"]["Vary"];
+                "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1547,20 +1661,22 @@ export interface components {
     parameters: {
         /** @description Response format; overrides Accept (CONVENTIONS §4). */
         format: "json" | "xml";
-        /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+        /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
         fields: string;
         /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API-EXTENSIONS §1). */
         IdempotencyKey: string;
+        /** @description One range, `bytes=a-b`, `bytes=a-` or `bytes=-n`: 206 with that range; a start past the end: 416. Several ranges or a malformed value: the whole file. */
+        Range: string;
     };
     requestBodies: never;
     headers: {
-        /** @description Requests allowed per window (CONVENTIONS §8). */
+        /** @description Requests allowed per window (docs/API.md §6). */
         "X-Rate-Limit-Limit": number;
         /** @description Requests left in this window after this one. */
         "X-Rate-Limit-Remaining": number;
         /** @description Whole seconds until the allowance is full again. */
         "X-Rate-Limit-Reset": number;
-        /** @description Records in the whole list (CONVENTIONS §7). */
+        /** @description Records in the whole list (docs/API.md §5). */
         "X-Pagination-Total-Count": number;
         /** @description Pages: ceil(total / per-page), 0 when the list is empty. */
         "X-Pagination-Page-Count": number;
@@ -1576,12 +1692,18 @@ export interface components {
         "Retry-After": number;
         /** @description The methods this path answers. */
         Allow: string;
-        /** @description Always `Accept`. */
-        Vary: string;
+        /** @description `Accept`: on every response of an operation, errors included, except 414. */
+        Vary: "Accept";
         /** @description The request id: the incoming `X-Request-Id` when it is 1 to 200 visible ASCII characters, else a new one; also in the log line. */
         "X-Request-Id": string;
-        /** @description `true` when the response is the replay of an earlier request with the same Idempotency-Key. */
+        /** @description `true` when the response is the replay of an earlier request with the same Idempotency-Key (an error below 500 is replayed like a success). */
         "Idempotent-Replayed": "true";
+        /** @description `bytes`: a single `Range: bytes=a-b` is honoured. */
+        "Accept-Ranges": "bytes";
+        /** @description `bytes a-b/size` of a 206; `bytes *\/size` of a 416. */
+        "Content-Range": string;
+        /** @description The length of the bytes sent (of the range, on a 206). */
+        "Content-Length": number;
     };
     pathItems: never;
 }
@@ -1596,7 +1718,7 @@ export interface operations {
                 "per-page"?: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -1629,8 +1751,120 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "numbers.index.head": {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; clamped, never rejected */
+                page?: string;
+                /** @description page size, clamped to 1..100 (default 100) */
+                "per-page"?: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "credits.balance": {
@@ -1638,7 +1872,7 @@ export interface operations {
             query?: {
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -1671,8 +1905,116 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "credits.balance.head": {
+        parameters: {
+            query?: {
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "sms.single-schedule-messages": {
@@ -1684,7 +2026,7 @@ export interface operations {
                 "per-page"?: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -1717,8 +2059,120 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "sms.single-schedule-messages.head": {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; clamped, never rejected */
+                page?: string;
+                /** @description page size, clamped to 1..100 (default 100) */
+                "per-page"?: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "sms.send": {
@@ -1726,7 +2180,7 @@ export interface operations {
             query?: {
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
@@ -1766,6 +2220,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -1777,7 +2232,7 @@ export interface operations {
             query?: {
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
@@ -1816,6 +2271,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -1839,7 +2295,7 @@ export interface operations {
                 BatchId?: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -1872,9 +2328,142 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "sms.index.head": {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; clamped, never rejected */
+                page?: string;
+                /** @description page size, clamped to 1..100 (default 100) */
+                "per-page"?: string;
+                /** @description Outbound or Inbound */
+                Direction?: string;
+                /** @description 1 Queued … 7 Received */
+                Status_Id?: string;
+                /** @description the other party, any common format */
+                MobilePhone?: string;
+                /** @description messages of one send-group batch */
+                BatchId?: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Data Validation Failed: the first error of each field. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "sms.view": {
@@ -1884,7 +2473,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -1913,8 +2502,126 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "sms.view.head": {
+        parameters: {
+            query: {
+                /** @description Record id, an integer */
+                id: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "sms.schedule": {
@@ -1922,7 +2629,7 @@ export interface operations {
             query?: {
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
@@ -1962,6 +2669,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -1975,7 +2683,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -2004,8 +2712,126 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "sms.view-scheduled.head": {
+        parameters: {
+            query: {
+                /** @description Record id, an integer */
+                id: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "sms.update-scheduled": {
@@ -2015,7 +2841,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -2050,6 +2876,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -2063,7 +2890,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -2098,6 +2925,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -2111,7 +2939,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -2137,6 +2965,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -2154,7 +2983,7 @@ export interface operations {
                 OptedOut?: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -2187,9 +3016,138 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "contacts.index.head": {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; clamped, never rejected */
+                page?: string;
+                /** @description page size, clamped to 1..100 (default 100) */
+                "per-page"?: string;
+                /** @description members of this group of the account (another account's group: empty list) */
+                GroupId?: string;
+                /** @description 0 or 1 */
+                OptedOut?: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Data Validation Failed: the first error of each field. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "contacts.view": {
@@ -2199,7 +3157,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -2228,8 +3186,126 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "contacts.view.head": {
+        parameters: {
+            query: {
+                /** @description Record id, an integer */
+                id: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "contacts.find": {
@@ -2239,7 +3315,7 @@ export interface operations {
                 number: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -2267,9 +3343,127 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "contacts.find.head": {
+        parameters: {
+            query: {
+                /** @description phone number in any common format */
+                number: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Data Validation Failed: the first error of each field. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "contacts.create": {
@@ -2277,7 +3471,7 @@ export interface operations {
             query?: {
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
@@ -2290,7 +3484,20 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["ContactBody"];
-                "application/x-www-form-urlencoded": components["schemas"]["ContactBody"];
+                "application/x-www-form-urlencoded": {
+                    /** @description phone number in any common format; required on create */
+                    Number?: string;
+                    FirstName?: string;
+                    LastName?: string;
+                    City?: string;
+                    /** @description an email address; "" clears it */
+                    Email?: string;
+                    Zip?: string;
+                    BirthDay?: string | null;
+                    OptedOut?: number | string;
+                    /** @description the account's group ids; replaces the memberships */
+                    "GroupIds[]"?: (number | string)[];
+                };
             };
         };
         responses: {
@@ -2317,6 +3524,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -2330,7 +3538,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -2340,7 +3548,20 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["ContactBody"];
-                "application/x-www-form-urlencoded": components["schemas"]["ContactBody"];
+                "application/x-www-form-urlencoded": {
+                    /** @description phone number in any common format; required on create */
+                    Number?: string;
+                    FirstName?: string;
+                    LastName?: string;
+                    City?: string;
+                    /** @description an email address; "" clears it */
+                    Email?: string;
+                    Zip?: string;
+                    BirthDay?: string | null;
+                    OptedOut?: number | string;
+                    /** @description the account's group ids; replaces the memberships */
+                    "GroupIds[]"?: (number | string)[];
+                };
             };
         };
         responses: {
@@ -2365,6 +3586,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -2378,7 +3600,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -2388,7 +3610,20 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["ContactBody"];
-                "application/x-www-form-urlencoded": components["schemas"]["ContactBody"];
+                "application/x-www-form-urlencoded": {
+                    /** @description phone number in any common format; required on create */
+                    Number?: string;
+                    FirstName?: string;
+                    LastName?: string;
+                    City?: string;
+                    /** @description an email address; "" clears it */
+                    Email?: string;
+                    Zip?: string;
+                    BirthDay?: string | null;
+                    OptedOut?: number | string;
+                    /** @description the account's group ids; replaces the memberships */
+                    "GroupIds[]"?: (number | string)[];
+                };
             };
         };
         responses: {
@@ -2413,6 +3648,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -2426,7 +3662,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -2452,6 +3688,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -2461,7 +3698,7 @@ export interface operations {
             query?: {
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
@@ -2499,6 +3736,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -2514,7 +3752,7 @@ export interface operations {
                 "per-page"?: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -2547,8 +3785,120 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "groups.index.head": {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; clamped, never rejected */
+                page?: string;
+                /** @description page size, clamped to 1..100 (default 100) */
+                "per-page"?: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "groups.view": {
@@ -2558,7 +3908,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -2587,8 +3937,126 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "groups.view.head": {
+        parameters: {
+            query: {
+                /** @description Record id, an integer */
+                id: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "groups.create": {
@@ -2596,7 +4064,7 @@ export interface operations {
             query?: {
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
@@ -2636,6 +4104,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -2649,7 +4118,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -2684,6 +4153,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -2697,7 +4167,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -2732,6 +4202,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -2745,7 +4216,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -2771,6 +4242,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -2782,7 +4254,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
@@ -2795,7 +4267,10 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["GroupMembersBody"];
-                "application/x-www-form-urlencoded": components["schemas"]["GroupMembersBody"];
+                "application/x-www-form-urlencoded": {
+                    /** @description 1 to 1,000 of the account's contact ids */
+                    "PhoneNumberIds[]": (number | string)[];
+                };
             };
         };
         responses: {
@@ -2822,6 +4297,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -2835,7 +4311,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
@@ -2848,7 +4324,10 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["GroupMembersBody"];
-                "application/x-www-form-urlencoded": components["schemas"]["GroupMembersBody"];
+                "application/x-www-form-urlencoded": {
+                    /** @description 1 to 1,000 of the account's contact ids */
+                    "PhoneNumberIds[]": (number | string)[];
+                };
             };
         };
         responses: {
@@ -2875,6 +4354,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -2890,7 +4370,7 @@ export interface operations {
                 "per-page"?: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -2923,8 +4403,120 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "custom-contact-fields.index.head": {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; clamped, never rejected */
+                page?: string;
+                /** @description page size, clamped to 1..100 (default 100) */
+                "per-page"?: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "custom-contact-fields.view": {
@@ -2934,7 +4526,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -2963,8 +4555,126 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "custom-contact-fields.view.head": {
+        parameters: {
+            query: {
+                /** @description Record id, an integer */
+                id: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "custom-contact-fields.create": {
@@ -2972,7 +4682,7 @@ export interface operations {
             query?: {
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
@@ -3016,6 +4726,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -3029,7 +4740,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -3068,6 +4779,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -3081,7 +4793,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -3120,6 +4832,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -3133,7 +4846,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -3159,6 +4872,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -3176,7 +4890,7 @@ export interface operations {
                 frcontact?: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -3209,9 +4923,138 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "custom-contact-fields-entry.index.head": {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; clamped, never rejected */
+                page?: string;
+                /** @description page size, clamped to 1..100 (default 100) */
+                "per-page"?: string;
+                /** @description only the values of this custom field id */
+                frfield?: string;
+                /** @description only the values of this contact id */
+                frcontact?: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Data Validation Failed: the first error of each field. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "custom-contact-fields-entry.view": {
@@ -3221,7 +5064,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -3250,8 +5093,126 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "custom-contact-fields-entry.view.head": {
+        parameters: {
+            query: {
+                /** @description Record id, an integer */
+                id: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "custom-contact-fields-entry.create": {
@@ -3259,7 +5220,7 @@ export interface operations {
             query?: {
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
@@ -3299,6 +5260,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -3312,7 +5274,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
@@ -3352,6 +5314,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -3365,7 +5328,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
@@ -3405,6 +5368,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -3418,7 +5382,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
@@ -3458,6 +5422,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -3471,7 +5436,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -3497,6 +5462,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -3506,7 +5472,7 @@ export interface operations {
             query?: {
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
@@ -3546,7 +5512,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KeywordReservation"][];
-                    "application/xml": components["schemas"]["KeywordReservation"][];
+                    "application/xml": components["schemas"]["KeywordReservationXml"][];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3555,6 +5521,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -3572,7 +5539,7 @@ export interface operations {
                 Number?: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -3598,16 +5565,143 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KeywordReservation"][];
-                    "application/xml": components["schemas"]["KeywordReservation"][];
+                    "application/xml": components["schemas"]["KeywordReservationXml"][];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "keyword.index.head": {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; clamped, never rejected */
+                page?: string;
+                /** @description page size, clamped to 1..100 (default 100) */
+                "per-page"?: string;
+                /** @description only the reservations on this number of the account */
+                Number?: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Data Validation Failed: the first error of each field. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "keyword.view": {
@@ -3617,7 +5711,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -3638,7 +5732,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KeywordReservation"];
-                    "application/xml": components["schemas"]["KeywordReservation"];
+                    "application/xml": components["schemas"]["KeywordReservationXml"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3646,8 +5740,126 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "keyword.view.head": {
+        parameters: {
+            query: {
+                /** @description Record id, an integer */
+                id: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "keyword.update": {
@@ -3657,7 +5869,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -3693,7 +5905,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KeywordReservation"];
-                    "application/xml": components["schemas"]["KeywordReservation"];
+                    "application/xml": components["schemas"]["KeywordReservationXml"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3702,6 +5914,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -3715,7 +5928,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -3751,7 +5964,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KeywordReservation"];
-                    "application/xml": components["schemas"]["KeywordReservation"];
+                    "application/xml": components["schemas"]["KeywordReservationXml"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3760,6 +5973,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -3773,7 +5987,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -3799,6 +6013,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -3812,7 +6027,7 @@ export interface operations {
                 Number: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -3840,9 +6055,129 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "keyword.check.head": {
+        parameters: {
+            query: {
+                /** @description the keyword, as reserve takes it */
+                Keyword: string;
+                /** @description an Active number of the account */
+                Number: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Data Validation Failed: the first error of each field. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "sandbox.inbound": {
@@ -3850,7 +6185,7 @@ export interface operations {
             query?: {
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
@@ -3904,6 +6239,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -3919,7 +6255,7 @@ export interface operations {
                 "per-page"?: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -3952,8 +6288,120 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "media.index.head": {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; clamped, never rejected */
+                page?: string;
+                /** @description page size, clamped to 1..100 (default 100) */
+                "per-page"?: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "media.view": {
@@ -3963,7 +6411,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -3992,8 +6440,126 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "media.view.head": {
+        parameters: {
+            query: {
+                /** @description Record id, an integer */
+                id: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "media.upload": {
@@ -4001,7 +6567,7 @@ export interface operations {
             query?: {
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
@@ -4040,6 +6606,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4054,13 +6621,16 @@ export interface operations {
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
             };
-            header?: never;
+            header?: {
+                /** @description One range, `bytes=a-b`, `bytes=a-` or `bytes=-n`: 206 with that range; a start past the end: 416. Several ranges or a malformed value: the whole file. */
+                Range?: components["parameters"]["Range"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description OK: the whole file, with its image Content-Type. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4068,10 +6638,37 @@ export interface operations {
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     Vary: components["headers"]["Vary"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Content-Length": components["headers"]["Content-Length"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "image/jpeg": string;
+                    "image/gif": string;
+                    "image/bmp": string;
+                    "image/png": string;
+                    "image/tiff": string;
+                };
+            };
+            /** @description Partial Content: the one range asked for with `Range`. */
+            206: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Content-Length": components["headers"]["Content-Length"];
+                    "Content-Range": components["headers"]["Content-Range"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/gif": string;
+                    "image/bmp": string;
+                    "image/png": string;
+                    "image/tiff": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4079,8 +6676,159 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
+            416: components["responses"]["RangeNotSatisfiable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "media.download.head": {
+        parameters: {
+            query: {
+                /** @description Record id, an integer */
+                id: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+            };
+            header?: {
+                /** @description One range, `bytes=a-b`, `bytes=a-` or `bytes=-n`: 206 with that range; a start past the end: 416. Several ranges or a malformed value: the whole file. */
+                Range?: components["parameters"]["Range"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the whole file, with its image Content-Type. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Content-Length": components["headers"]["Content-Length"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Partial Content: the one range asked for with `Range`. */
+            206: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Content-Length": components["headers"]["Content-Length"];
+                    "Content-Range": components["headers"]["Content-Range"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Range Not Satisfiable: `Requested range not satisfiable.`, the range starts past the end; `Content-Range: bytes *\/size`. */
+            416: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Content-Range": components["headers"]["Content-Range"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "media.delete": {
@@ -4090,7 +6838,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -4116,6 +6864,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -4129,7 +6878,7 @@ export interface operations {
                 "per-page"?: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -4162,8 +6911,120 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "mms-templates.index.head": {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; clamped, never rejected */
+                page?: string;
+                /** @description page size, clamped to 1..100 (default 100) */
+                "per-page"?: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "mms-templates.view": {
@@ -4173,7 +7034,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -4202,8 +7063,126 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "mms-templates.view.head": {
+        parameters: {
+            query: {
+                /** @description Record id, an integer */
+                id: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "mms-templates.create": {
@@ -4211,7 +7190,7 @@ export interface operations {
             query?: {
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
@@ -4224,7 +7203,13 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["MmsTemplateWriteBody"];
-                "application/x-www-form-urlencoded": components["schemas"]["MmsTemplateWriteBody"];
+                "application/x-www-form-urlencoded": {
+                    Name: string;
+                    Subject?: string;
+                    Message?: string;
+                    /** @description 1 to 10 media ids of the account */
+                    "MediaIds[]": (number | string)[];
+                };
             };
         };
         responses: {
@@ -4251,6 +7236,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4264,7 +7250,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -4273,8 +7259,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["MmsTemplateWriteBody"];
-                "application/x-www-form-urlencoded": components["schemas"]["MmsTemplateWriteBody"];
+                "application/json": components["schemas"]["MmsTemplateUpdateBody"];
+                "application/x-www-form-urlencoded": {
+                    Name?: string;
+                    Subject?: string;
+                    Message?: string;
+                    /** @description 1 to 10 media ids of the account */
+                    "MediaIds[]"?: (number | string)[];
+                };
             };
         };
         responses: {
@@ -4299,6 +7291,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4312,7 +7305,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -4321,8 +7314,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["MmsTemplateWriteBody"];
-                "application/x-www-form-urlencoded": components["schemas"]["MmsTemplateWriteBody"];
+                "application/json": components["schemas"]["MmsTemplateUpdateBody"];
+                "application/x-www-form-urlencoded": {
+                    Name?: string;
+                    Subject?: string;
+                    Message?: string;
+                    /** @description 1 to 10 media ids of the account */
+                    "MediaIds[]"?: (number | string)[];
+                };
             };
         };
         responses: {
@@ -4347,6 +7346,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4360,7 +7360,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -4386,6 +7386,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -4399,7 +7400,7 @@ export interface operations {
                 "per-page"?: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -4432,8 +7433,120 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "webhooks.index.head": {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; clamped, never rejected */
+                page?: string;
+                /** @description page size, clamped to 1..100 (default 100) */
+                "per-page"?: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "webhooks.view": {
@@ -4443,7 +7556,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -4472,8 +7585,126 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "webhooks.view.head": {
+        parameters: {
+            query: {
+                /** @description Record id, an integer */
+                id: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "webhooks.create": {
@@ -4481,7 +7712,7 @@ export interface operations {
             query?: {
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
@@ -4494,7 +7725,14 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["WebhookBody"];
-                "application/x-www-form-urlencoded": components["schemas"]["WebhookBody"];
+                "application/x-www-form-urlencoded": {
+                    /** @description absolute http or https URL, at most 2,048 characters; required on create */
+                    Url?: string;
+                    /** @description event names (API-EXTENSIONS §10); required on create */
+                    "Events[]"?: string[];
+                    /** @description 0 or 1, default 1 */
+                    Active?: number | string;
+                };
             };
         };
         responses: {
@@ -4521,6 +7759,7 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4534,7 +7773,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -4544,7 +7783,14 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["WebhookBody"];
-                "application/x-www-form-urlencoded": components["schemas"]["WebhookBody"];
+                "application/x-www-form-urlencoded": {
+                    /** @description absolute http or https URL, at most 2,048 characters; required on create */
+                    Url?: string;
+                    /** @description event names (API-EXTENSIONS §10); required on create */
+                    "Events[]"?: string[];
+                    /** @description 0 or 1, default 1 */
+                    Active?: number | string;
+                };
             };
         };
         responses: {
@@ -4569,6 +7815,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4582,7 +7829,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -4592,7 +7839,14 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["WebhookBody"];
-                "application/x-www-form-urlencoded": components["schemas"]["WebhookBody"];
+                "application/x-www-form-urlencoded": {
+                    /** @description absolute http or https URL, at most 2,048 characters; required on create */
+                    Url?: string;
+                    /** @description event names (API-EXTENSIONS §10); required on create */
+                    "Events[]"?: string[];
+                    /** @description 0 or 1, default 1 */
+                    Active?: number | string;
+                };
             };
         };
         responses: {
@@ -4617,6 +7871,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4630,7 +7885,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -4656,6 +7911,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -4671,7 +7927,7 @@ export interface operations {
                 "per-page"?: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: never;
@@ -4705,8 +7961,135 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "webhooks.deliveries.head": {
+        parameters: {
+            query: {
+                /** @description Record id, an integer */
+                id: string;
+                /** @description 1-based page number; clamped, never rejected */
+                page?: string;
+                /** @description page size, clamped to 1..100 (default 100) */
+                "per-page"?: string;
+                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "webhooks.redeliver": {
@@ -4716,7 +8099,7 @@ export interface operations {
                 id: string;
                 /** @description Response format; overrides Accept (CONVENTIONS §4). */
                 _format?: components["parameters"]["format"];
-                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`). */
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
@@ -4750,6 +8133,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
+            414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -4766,6 +8150,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4773,6 +8158,34 @@ export interface operations {
                         status?: string;
                     };
                 };
+            };
+            414: components["responses"]["URITooLong"];
+        };
+    };
+    "healthz.head": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -4788,6 +8201,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4799,9 +8213,11 @@ export interface operations {
                     };
                 };
             };
+            414: components["responses"]["URITooLong"];
             /** @description Not ready: the database or Redis is unavailable. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4812,6 +8228,41 @@ export interface operations {
                         carrier?: string;
                     };
                 };
+            };
+        };
+    };
+    "readyz.head": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not ready: the database or Redis is unavailable. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

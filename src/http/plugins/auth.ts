@@ -1,9 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Store } from '../../store/db.ts';
-import { externalWrites } from '../../store/db.ts';
-import { findLiveToken, revocationCount } from '../../store/repositories/accounts.ts';
-import { hashToken } from '../../domain/tokens.ts';
+import type { Store } from '../../domain/store.ts';
+import { externalWriteMarker, findLiveToken, hashToken, tokenRevocations } from '../../domain/tokens.ts';
 import { HttpError } from '../wire.ts';
 
 /** CONVENTIONS §2: the one 401 message, whatever was wrong with the token. */
@@ -33,8 +31,8 @@ const EXTERNAL_WRITES_CHECK_MS = 10;
  */
 export function createAuthenticator(store: Store, ttlMs = TOKEN_CACHE_TTL_MS) {
   const cache = new Map<string, { accountId: number; expires: number }>();
-  let seenRevocations = revocationCount();
-  let seenWrites = externalWrites(store.db);
+  let seenRevocations = tokenRevocations();
+  let seenWrites = externalWriteMarker(store);
   let writesCheckedAt = Date.now();
   // Records the latest external-writes marker; a change empties the cache. Returns the marker.
   function seenWritesNow(writes: number | undefined, now: number): number | undefined {
@@ -47,7 +45,7 @@ export function createAuthenticator(store: Store, ttlMs = TOKEN_CACHE_TTL_MS) {
   }
   function remember(hash: string, accountId: number, revocations: number, writes: number | undefined): void {
     // Cache only what nothing revoked while the query ran.
-    if (ttlMs > 0 && revocationCount() === revocations && seenWritesNow(externalWrites(store.db), Date.now()) === writes) {
+    if (ttlMs > 0 && tokenRevocations() === revocations && seenWritesNow(externalWriteMarker(store), Date.now()) === writes) {
       if (cache.size >= TOKEN_CACHE_MAX) cache.clear();
       cache.set(hash, { accountId, expires: Date.now() + ttlMs });
     }
@@ -61,9 +59,9 @@ export function createAuthenticator(store: Store, ttlMs = TOKEN_CACHE_TTL_MS) {
     let writes: number | undefined;
     if (ttlMs > 0) {
       const now = Date.now();
-      revocations = revocationCount();
+      revocations = tokenRevocations();
       if (now - writesCheckedAt >= EXTERNAL_WRITES_CHECK_MS || now < writesCheckedAt) {
-        seenWritesNow(externalWrites(store.db), now);
+        seenWritesNow(externalWriteMarker(store), now);
       }
       writes = seenWrites;
       if (revocations !== seenRevocations) {
@@ -79,7 +77,7 @@ export function createAuthenticator(store: Store, ttlMs = TOKEN_CACHE_TTL_MS) {
         cache.delete(hash);
       }
     }
-    findLiveToken(store.db, hash).then(
+    findLiveToken(store, hash).then(
       (row) => {
         if (!row || !timingSafeEqual(Buffer.from(row.token_hash, 'hex'), Buffer.from(hash, 'hex'))) {
           return done(new HttpError(401, INVALID_CREDENTIALS));

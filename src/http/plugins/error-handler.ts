@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError, ValidationFailedError } from '../../domain/errors.ts';
-import { isStoreUnavailable } from '../../store/errors.ts';
+import { isStoreUnavailable } from '../../domain/store.ts';
 import { errorBody, HttpError, REASON_PHRASES, useFormat } from '../wire.ts';
 
 /** Headers that only a successful list response may carry (CONVENTIONS §1). */

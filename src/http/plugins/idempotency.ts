@@ -1,7 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest, preHandlerHookHandler, preSerializationHookHandler } from 'fastify';
-import type { Store } from '../../store/db.ts';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
@@ -10,7 +9,8 @@ import {
   forgetIdempotencyKey,
   releaseIdempotencyKey,
   type IdempotencyRow,
-} from '../../store/repositories/idempotency.ts';
+} from '../../domain/idempotency.ts';
+import type { Store } from '../../domain/store.ts';
 import { keywordReservationXml, type KeywordReservationRecord } from '../../records/keywords.ts';
 import { parseParams } from '../query.ts';
 import { HttpError, REASON_PHRASES, useFormat, type Format } from '../wire.ts';
@@ -294,7 +294,7 @@ export function createIdempotency(store: Store, options: IdempotencyOptions = {}
   function purgeExpired(request: FastifyRequest, at: number): void {
     if (at - lastPurge < 60) return;
     lastPurge = at;
-    deleteExpiredIdempotencyKeys(store.db, at).catch((err: unknown) =>
+    deleteExpiredIdempotencyKeys(store, at).catch((err: unknown) =>
       request.log.warn({ reqId: request.id, err: { message: (err as Error).message } }, 'idempotency: could not delete expired keys'),
     );
   }
@@ -328,7 +328,7 @@ export function createIdempotency(store: Store, options: IdempotencyOptions = {}
     for (let attempt = 0; attempt < 3; attempt++) {
       const at = now();
       // A streamed body's row holds a provisional fingerprint until the response is recorded.
-      if (await claimIdempotencyKey(store.db, accountId, key, fingerprint ?? 'pending', at, at + ttl)) {
+      if (await claimIdempotencyKey(store, accountId, key, fingerprint ?? 'pending', at, at + ttl)) {
         const claim: Claim = { accountId, key, fingerprint, body: undefined, state: 'running' };
         if (streamed) {
           claim.body = new HashingBody(body.stream, head(), limit);
@@ -342,7 +342,7 @@ export function createIdempotency(store: Store, options: IdempotencyOptions = {}
         purgeExpired(request, at);
         return { kind: 'claimed' };
       }
-      const row = await findIdempotencyKey(store.db, accountId, key);
+      const row = await findIdempotencyKey(store, accountId, key);
       // Gone (a 5xx released it) or expired since the claim failed: claim again.
       if (!row || row.expires_at <= at) continue;
       // In progress: whatever this request is, the first one may still be doing its work.
@@ -358,16 +358,15 @@ export function createIdempotency(store: Store, options: IdempotencyOptions = {}
   /** Records the response of the request that holds the claim (kept below 500, released otherwise). */
   async function settle(request: FastifyRequest, reply: FastifyReply, claim: Claim, payload: unknown): Promise<void> {
     const status = reply.statusCode;
-    const db = store.db;
     if (status >= 500) {
       claim.state = 'released';
-      return persist(request, 'release the key', () => releaseIdempotencyKey(db, claim.accountId, claim.key));
+      return persist(request, 'release the key', () => releaseIdempotencyKey(store, claim.accountId, claim.key));
     }
     claim.state = 'kept';
     const fingerprint = claim.fingerprint ?? (await claim.body?.fingerprint());
     if (fingerprint === undefined) {
       claim.state = 'released';
-      return persist(request, 'release the key', () => releaseIdempotencyKey(db, claim.accountId, claim.key));
+      return persist(request, 'release the key', () => releaseIdempotencyKey(store, claim.accountId, claim.key));
     }
     // A success keeps what the handler returned, before `fields=` picked from it; an error keeps
     // the error handler's payload (no presentation step touches errors).
@@ -381,7 +380,7 @@ export function createIdempotency(store: Store, options: IdempotencyOptions = {}
       body: stored === undefined || stored === null ? null : JSON.stringify(stored),
       location: location === undefined ? null : String(location),
     };
-    return persist(request, 'record the response', () => completeIdempotencyKey(db, claim.accountId, claim.key, response));
+    return persist(request, 'record the response', () => completeIdempotencyKey(store, claim.accountId, claim.key, response));
   }
 
   return {
@@ -417,7 +416,7 @@ export function createIdempotency(store: Store, options: IdempotencyOptions = {}
         claim.state === 'running'
           ? settle(request, reply, claim, payload)
           : reply.statusCode >= 500
-            ? ((claim.state = 'released'), persist(request, 'release the key', () => forgetIdempotencyKey(store.db, claim.accountId, claim.key)))
+            ? ((claim.state = 'released'), persist(request, 'release the key', () => forgetIdempotencyKey(store, claim.accountId, claim.key)))
             : Promise.resolve();
       settled.then(
         () => done(null, payload),

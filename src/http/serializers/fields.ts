@@ -5,8 +5,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * only the named fields of each record, in the record's own order, for a single record and for
  * every record of a list, JSON and XML alike. Unknown names are ignored; `fields` sent as an array
  * or naming nothing keeps every field, and so does `*` among the names; a dotted name keeps its
- * root (`Id.x` keeps `Id`). `expand` is accepted and ignored. Error bodies (4xx/5xx, the 422 list
- * included) are never filtered.
+ * root (`Id.x` keeps `Id`). A record left with no field is PHP's empty array: `[]` in JSON (a list:
+ * `[[],[]]`), an empty element in XML. `expand` is accepted and ignored. Error bodies (4xx/5xx, the
+ * 422 list included) are never filtered.
  */
 
 // PHP preg_split('/\s*,\s*/', $fields, -1, PREG_SPLIT_NO_EMPTY); PCRE's \s is these six.
@@ -29,12 +30,23 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value) && !Buffer.isBuffer(value);
 }
 
-/** `record` with only the fields in `keep`, in its own order; anything that is not a record as it is. */
+/**
+ * `record` with only the fields in `keep`, in its own order; anything that is not a record as it
+ * is. A record left with no field is `[]`: Yii2's toArray gives PHP's empty array, which PHP's
+ * json_encode writes `[]` (not `{}`) and its XML formatter an empty element, as an empty array
+ * renders here (docs/API.md §2.5).
+ */
 export function pickFields(record: unknown, keep: ReadonlySet<string>): unknown {
   if (!isRecord(record)) return record;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(record)) if (keep.has(key)) out[key] = record[key];
-  return out;
+  let kept = 0;
+  for (const key of Object.keys(record)) {
+    if (keep.has(key)) {
+      out[key] = record[key];
+      kept++;
+    }
+  }
+  return kept === 0 ? [] : out;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type CreateTableBuilder } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../dialect.ts';
 
 /**
  * The initial schema. Ownership is part of the schema: every child row references its parent by

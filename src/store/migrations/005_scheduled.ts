@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../dialect.ts';
 
 /**
  * Scheduled messages that live (API-EXTENSIONS §6 "Scheduled message status"): what the scheduler

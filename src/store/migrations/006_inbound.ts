@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../dialect.ts';
 
 /**
  * Inbound texts (API-EXTENSIONS §7): a text arrives for a number, not for an account, and every

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../dialect.ts';
 
 /**
  * `list_totals.contacts` and `contacts_version`: per account, how many contacts it has and a

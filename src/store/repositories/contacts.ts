@@ -1,36 +1,15 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { createAnchors } from '../anchors.ts';
 import { boundCount, isPostgres, jsonIds, ownerTerm, prepareQuery, sqliteDirect, sqliteText } from '../prepared.ts';
-import type { Database } from '../tables.ts';
+import { CONTACT_COLUMNS as COLUMNS, NO_BIRTHDAY, type ContactFields, type ContactRow } from '../../records/contacts.ts';
+import type { Database, Row } from '../tables.ts';
 import type { Db } from '../types.ts';
-
-/** A stored contact with its derived group and custom field ids (times in epoch seconds). */
-export interface ContactRow {
-  id: number;
-  number: string;
-  opted_out: number;
-  first_name: string;
-  last_name: string;
-  birthday: string | null;
-  email: string;
-  zip: string;
-  city: string;
-  created_at: number;
-  updated_at: number;
-  group_ids: number[];
-  custom_field_ids: number[];
-}
-
-/** A stored contact without its derived ids. */
-export type ContactFields = Omit<ContactRow, 'group_ids' | 'custom_field_ids'>;
 
 /**
  * Contacts (phone number records) with their derived GroupIds and CustomFieldIds. Every query is
  * scoped to the account (`account_id = ?`); the membership and entry tables carry the account in
  * their foreign keys to contacts, so a contact id the account owns only has rows of that account.
  */
-
-const COLUMNS = ['id', 'number', 'opted_out', 'first_name', 'last_name', 'birthday', 'email', 'zip', 'city', 'created_at', 'updated_at'] as const;
 
 
 /** `column IN (the strings of a JSON array parameter)`, as inJsonIds. */
@@ -282,7 +261,7 @@ export async function listContacts(db: Db, accountId: number, filter: ContactFil
 // group and custom field ids ascending, as listContacts gives them.
 const contactsPageJson = `select coalesce(json_group_array(json_object(
     'Id', c."id", 'Number', c."number", 'OptedOut', c."opted_out", 'FirstName', c."first_name", 'LastName', c."last_name",
-    'BirthDay', coalesce(c."birthday", '0000-00-00'), 'Email', c."email", 'Zip', c."zip", 'City', c."city",
+    'BirthDay', coalesce(c."birthday", '${NO_BIRTHDAY}'), 'Email', c."email", 'Zip', c."zip", 'City', c."city",
     'DateCreated', strftime('%Y-%m-%d %H:%M:%S', c."created_at", 'unixepoch'),
     'DateUpdated', strftime('%Y-%m-%d %H:%M:%S', c."updated_at", 'unixepoch'),
     'GroupIds', json((select coalesce(json_group_array(m."group_id" order by m."group_id"), '[]') from "group_members" m where m."contact_id" = c."id" and m."account_id" = c."account_id")),
@@ -404,27 +383,39 @@ export async function ownedGroupIds(db: Db, accountId: number, ids: readonly num
   return out;
 }
 
-const clearGroups = prepareQuery((db, accountId: number, contactId: number) =>
-  db.deleteFrom('group_members').where('account_id', '=', accountId).where('contact_id', '=', contactId),
+const clearOtherGroups = prepareQuery((db, accountId: number, contactId: number, keepJson: string) =>
+  db.deleteFrom('group_members').where('account_id', '=', accountId).where('contact_id', '=', contactId).where('group_id', 'not in', jsonIds(db, keepJson)),
 );
 const addGroup = prepareQuery((db, accountId: number, groupId: number, contactId: number) =>
-  db.insertInto('group_members').values({ account_id: accountId, group_id: groupId, contact_id: contactId }),
+  db
+    .insertInto('group_members')
+    .values({ account_id: accountId, group_id: groupId, contact_id: contactId })
+    .onConflict((oc) => oc.columns(['group_id', 'contact_id']).doNothing()),
 );
 
 /**
  * Replaces the contact's group memberships with `groupIds` (all the account's groups, checked by
- * the caller; the foreign keys refuse any other).
+ * the caller; the foreign keys refuse any other): the others go, the missing ones are added, the
+ * kept ones stay. Returns true when a membership changed (the caller then moves the contact's
+ * DateUpdated: its GroupIds changed, docs/API.md §4.6).
  */
-export async function setContactGroups(db: Db, accountId: number, contactId: number, groupIds: readonly number[], replace = true): Promise<void> {
-  if (replace) await clearGroups.run(db, accountId, contactId);
-  for (const g of groupIds) await addGroup.run(db, accountId, g, contactId);
+export async function setContactGroups(db: Db, accountId: number, contactId: number, groupIds: readonly number[], replace = true): Promise<boolean> {
+  let changed = replace ? await clearOtherGroups.run(db, accountId, contactId, JSON.stringify(groupIds)) : 0;
+  for (const g of groupIds) changed += await addGroup.run(db, accountId, g, contactId);
+  return changed > 0;
 }
 
 const upsertEntry = prepareQuery((db, accountId: number, fieldId: number, contactId: number, entry: string, now: number) =>
   db
     .insertInto('custom_field_entries')
     .values({ account_id: accountId, custom_field_id: fieldId, contact_id: contactId, entry, created_at: now, updated_at: now })
-    .onConflict((oc) => oc.columns(['custom_field_id', 'contact_id']).doUpdateSet((eb) => ({ entry: eb.ref('excluded.entry'), updated_at: eb.ref('excluded.updated_at') }))),
+    // An entry that already holds this value is not written: its DateUpdated stays (docs/API.md §4.6).
+    .onConflict((oc) =>
+      oc
+        .columns(['custom_field_id', 'contact_id'])
+        .doUpdateSet((eb) => ({ entry: eb.ref('excluded.entry'), updated_at: eb.ref('excluded.updated_at') }))
+        .where((eb) => eb('custom_field_entries.entry', 'is distinct from', eb.ref('excluded.entry'))),
+    ),
 );
 
 /** Sets the contact's entry of the account's custom field `fieldId`, creating it or changing its value. */
@@ -437,7 +428,7 @@ const fieldNames = prepareQuery((db, accountId: number) =>
 );
 
 /** The account's custom fields: id, name and case-folded name key (the import's column names). */
-export async function listCustomFieldNames(db: Db, accountId: number): Promise<{ id: number; name: string; name_key: string }[]> {
+export async function listCustomFieldNames(db: Db, accountId: number): Promise<Pick<Row<'custom_fields'>, 'id' | 'name' | 'name_key'>[]> {
   return fieldNames.all(db, accountId);
 }
 

@@ -1,30 +1,11 @@
 import { boundCount, ownerTerm, prepareQuery } from '../prepared.ts';
+import { CUSTOM_FIELD_COLUMNS, ENTRY_COLUMNS, type CustomFieldRow, type EntryRow } from '../../records/custom-fields.ts';
 import type { Db } from '../types.ts';
-
-/** A stored custom field entry (times in epoch seconds). */
-export interface EntryRow {
-  id: number;
-  custom_field_id: number;
-  contact_id: number;
-  entry: string;
-  created_at: number;
-  updated_at: number;
-}
-/** A stored custom field with all its entries. */
-export interface CustomFieldRow {
-  id: number;
-  name: string;
-  created_at: number;
-  updated_at: number;
-  entries: EntryRow[];
-}
 
 /** Custom contact fields and their entries (CustomField.Value is derived from custom_field_entries). */
 
-const ENTRY_COLUMNS = ['id', 'custom_field_id', 'contact_id', 'entry', 'created_at', 'updated_at'] as const;
-
 const fieldById = prepareQuery((db, accountId: number, id: number) =>
-  db.selectFrom('custom_fields').select(['id', 'name', 'created_at', 'updated_at']).where('account_id', '=', accountId).where('id', '=', id),
+  db.selectFrom('custom_fields').select(CUSTOM_FIELD_COLUMNS).where('account_id', '=', accountId).where('id', '=', id),
 );
 
 // The entries of the account's fields whose ids lie in [from, to]: the entries of one field
@@ -60,7 +41,7 @@ export async function countCustomFields(db: Db, accountId: number): Promise<numb
 const fieldPage = prepareQuery((db, accountId: number, limit: number, offset: number) =>
   db
     .selectFrom('custom_fields')
-    .select(['id', 'name', 'created_at', 'updated_at'])
+    .select(CUSTOM_FIELD_COLUMNS)
     .where('account_id', '=', accountId)
     .orderBy('id')
     .limit(boundCount(limit))
@@ -119,8 +100,9 @@ export async function customFieldExists(db: Db, accountId: number, id: number): 
 }
 
 /**
- * Renames a custom field. `nameKey` is its case-folded name (unique per account).
- * Returns false when the account has no such field.
+ * Renames a custom field. `nameKey` is its case-folded name (unique per account). The same name
+ * saves nothing and leaves DateUpdated as it was (Yii2 writes only dirty attributes; docs/API.md
+ * §4.6). Returns false when the account has no such field or the name is its own.
  * @throws the driver's unique-violation error when another field of the account has that key.
  */
 export async function renameCustomField(db: Db, accountId: number, id: number, name: string, nameKey: string, now: number): Promise<boolean> {
@@ -129,6 +111,7 @@ export async function renameCustomField(db: Db, accountId: number, id: number, n
     .set({ name, name_key: nameKey, updated_at: now })
     .where('account_id', '=', accountId)
     .where('id', '=', id)
+    .where('name', 'is distinct from', name)
     .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
 }
@@ -160,11 +143,15 @@ const setEntry = prepareQuery((db, accountId: number, id: number, customFieldId:
     .updateTable('custom_field_entries')
     .set({ custom_field_id: customFieldId, contact_id: contactId, entry, updated_at: now })
     .where('account_id', '=', accountId)
-    .where('id', '=', id),
+    .where('id', '=', id)
+    // Only when a value differs: an update that changes nothing saves nothing (DateUpdated stays).
+    .where((eb) => eb.or([eb('custom_field_id', 'is distinct from', customFieldId), eb('contact_id', 'is distinct from', contactId), eb('entry', 'is distinct from', entry)])),
 );
 
 /**
- * Points an entry at a field and contact and sets its value.
+ * Points an entry at a field and contact and sets its value, only when one of the three differs
+ * from the stored one (else nothing is saved and DateUpdated stays, as Yii2 writes only dirty
+ * attributes; docs/API.md §4.6). Returns false when nothing was written.
  * @throws the driver's unique-violation error when that field × contact already has another entry.
  */
 export async function updateEntry(

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { leaseClaim } from '../claim.ts';
 import { boundCount, isPostgres, jsonIds, prepareQuery } from '../prepared.ts';
+import type { Row } from '../tables.ts';
 import type { Db } from '../types.ts';
 
 /**
@@ -17,24 +18,12 @@ import type { Db } from '../types.ts';
  */
 
 
-/** A claimed message: what the carrier needs, and its cost for a refund. */
-export interface ClaimedMessage {
-  id: number;
-  account_id: number;
-  number: string;
-  mobile_phone: string;
-  message: string;
-  type_id: number;
-  segments: number;
-  credits: number;
-  /** Attempts including this one. */
-  attempts: number;
-  opt_out_exempt: number;
-}
+const RETURNING = ['id', 'account_id', 'number', 'mobile_phone', 'message', 'type_id', 'segments', 'credits', 'attempts', 'opt_out_exempt'] as const;
 
-const RETURNING = 'id, account_id, number, mobile_phone, message, type_id, segments, credits, attempts, opt_out_exempt';
+/** A claimed message: what the carrier needs, and its cost for a refund (`attempts` counts this one). */
+export type ClaimedMessage = Pick<Row<'messages'>, (typeof RETURNING)[number]>;
 
-const claim = leaseClaim<ClaimedMessage>('messages', RETURNING.split(', '), true);
+const claim = leaseClaim<ClaimedMessage>('messages', RETURNING, true);
 
 /**
  * Claims up to `limit` due messages (Queued and due, or `sending` with an expired lease) for
@@ -159,7 +148,7 @@ const ended = prepareQuery((db, id: number, token: string, statusId: number, err
  * Ends a held message Failed (5) or Rejected (6) with `errorCode`, if `token` still holds it.
  * @returns its account and credits (to refund, in the same transaction), or undefined when the lease was lost.
  */
-export async function markEnded(db: Db, id: number, token: string, statusId: 5 | 6, errorCode: string): Promise<{ account_id: number; credits: number } | undefined> {
+export async function markEnded(db: Db, id: number, token: string, statusId: 5 | 6, errorCode: string): Promise<Pick<Row<'messages'>, 'account_id' | 'credits'> | undefined> {
   const row = await ended.first(db, id, token, statusId, errorCode);
   return row ? { account_id: row.account_id, credits: Number(row.credits) } : undefined;
 }
@@ -206,8 +195,8 @@ export async function applyDueReceipts(db: Db, now: number, limit: number, nowSe
 }
 
 /** applyDueReceipts, returning the messages applied (for their API-EXTENSIONS §10 events, in the same transaction). */
-export async function applyDueReceiptRows(db: Db, now: number, limit: number, nowSeconds: number): Promise<{ id: number; account_id: number }[]> {
-  return (await dueReceipts.all(db, now, limit, nowSeconds)) as { id: number; account_id: number }[];
+export async function applyDueReceiptRows(db: Db, now: number, limit: number, nowSeconds: number): Promise<Pick<Row<'messages'>, 'id' | 'account_id'>[]> {
+  return (await dueReceipts.all(db, now, limit, nowSeconds)) as Pick<Row<'messages'>, 'id' | 'account_id'>[];
 }
 
 const pushed = prepareQuery((db, carrierId: string, statusId: number, errorCode: string, deliveredAt: number | null) =>
@@ -238,8 +227,8 @@ const pushedReturning = prepareQuery((db, carrierId: string, statusId: number, e
 );
 
 /** applyReceipt, returning the message changed (none or one), for its API-EXTENSIONS §10 event in the same transaction. */
-export async function applyReceiptReturning(db: Db, carrierId: string, statusId: 3 | 4, errorCode: string, nowSeconds: number): Promise<{ id: number; account_id: number }[]> {
-  return (await pushedReturning.all(db, carrierId, statusId, errorCode, statusId === 3 ? nowSeconds : null)) as { id: number; account_id: number }[];
+export async function applyReceiptReturning(db: Db, carrierId: string, statusId: 3 | 4, errorCode: string, nowSeconds: number): Promise<Pick<Row<'messages'>, 'id' | 'account_id'>[]> {
+  return pushedReturning.all(db, carrierId, statusId, errorCode, statusId === 3 ? nowSeconds : null);
 }
 
 const anyDueReceipt = prepareQuery((db, now: number) =>

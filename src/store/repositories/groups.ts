@@ -1,18 +1,7 @@
 import { sql } from 'kysely';
 import { boundCount, jsonIds, prepareQuery } from '../prepared.ts';
+import { GROUP_COLUMNS, type GroupRow } from '../../records/groups.ts';
 import type { Db } from '../types.ts';
-
-/** A stored group with its member contact ids (times in epoch seconds). */
-export interface GroupRow {
-  id: number;
-  name: string;
-  note: string;
-  keyword_id: number;
-  parent_id: number;
-  created_at: number;
-  updated_at: number;
-  member_ids: number[];
-}
 
 /**
  * Groups and their membership (Group.PhoneNumberIds is derived from group_members). Every query
@@ -24,7 +13,7 @@ export interface GroupRow {
 export const MAX_ROW_ID = 2_147_483_647;
 
 const byId = prepareQuery((db, accountId: number, id: number) =>
-  db.selectFrom('groups').select(['id', 'name', 'note', 'keyword_id', 'parent_id', 'created_at', 'updated_at']).where('account_id', '=', accountId).where('id', '=', id),
+  db.selectFrom('groups').select(GROUP_COLUMNS).where('account_id', '=', accountId).where('id', '=', id),
 );
 const memberIds = prepareQuery((db, accountId: number, groupId: number) =>
   db.selectFrom('group_members').select('contact_id').where('group_id', '=', groupId).where('account_id', '=', accountId).orderBy('contact_id'),
@@ -58,7 +47,7 @@ export async function countGroups(db: Db, accountId: number): Promise<number> {
 const page = prepareQuery((db, accountId: number, limit: number, offset: number) =>
   db
     .selectFrom('groups')
-    .select(['id', 'name', 'note', 'keyword_id', 'parent_id', 'created_at', 'updated_at'])
+    .select(GROUP_COLUMNS)
     .where('account_id', '=', accountId)
     .orderBy('id')
     .limit(boundCount(limit))
@@ -112,21 +101,26 @@ export interface GroupChange {
 }
 
 /**
- * Sets the given columns of the account's group (and `updated_at`). Returns false when the
- * account has no such group.
+ * Sets the given columns of the account's group (and `updated_at`), only when one of them differs
+ * from its stored value: an update that changes nothing saves nothing and leaves DateUpdated as it
+ * was (Yii2 writes only dirty attributes; docs/API.md §4.6). Returns false when the account has
+ * no such group or nothing changed.
  */
 export async function changeGroup(db: Db, accountId: number, id: number, change: GroupChange, now: number): Promise<boolean> {
+  const columns = {
+    ...(change.name !== undefined ? { name: change.name } : {}),
+    ...(change.note !== undefined ? { note: change.note } : {}),
+    ...(change.keywordId !== undefined ? { keyword_id: change.keywordId } : {}),
+    ...(change.parentId !== undefined ? { parent_id: change.parentId } : {}),
+  };
+  const names = Object.keys(columns) as (keyof typeof columns)[];
+  if (names.length === 0) return false;
   const result = await db
     .updateTable('groups')
-    .set({
-      updated_at: now,
-      ...(change.name !== undefined ? { name: change.name } : {}),
-      ...(change.note !== undefined ? { note: change.note } : {}),
-      ...(change.keywordId !== undefined ? { keyword_id: change.keywordId } : {}),
-      ...(change.parentId !== undefined ? { parent_id: change.parentId } : {}),
-    })
+    .set({ updated_at: now, ...columns })
     .where('account_id', '=', accountId)
     .where('id', '=', id)
+    .where((eb) => eb.or(names.map((c) => eb(c, 'is distinct from', columns[c]!))))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }

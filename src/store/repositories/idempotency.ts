@@ -1,4 +1,5 @@
 import { prepareQuery } from '../prepared.ts';
+import type { Row } from '../tables.ts';
 import type { Db } from '../types.ts';
 
 /**
@@ -7,16 +8,12 @@ import type { Db } from '../types.ts';
  * runs; the other one reads the row. A row with `response_status` null is in progress.
  */
 
-/** A stored Idempotency-Key row as the HTTP layer reads it (API-EXTENSIONS §1). */
-export interface IdempotencyRow {
-  fingerprint: string;
-  /** null while the first request is still running. */
-  response_status: number | null;
-  /** The response payload as JSON text, or null when the response had no body. */
-  response_body: string | null;
-  response_location: string | null;
-  expires_at: number;
-}
+/**
+ * A stored Idempotency-Key row as the HTTP layer reads it (API-EXTENSIONS §1): `response_status`
+ * null while the first request is still running; `response_body` the response payload as JSON
+ * text, or null when the response had no body.
+ */
+export type IdempotencyRow = Pick<Row<'idempotency_keys'>, 'fingerprint' | 'response_status' | 'response_body' | 'response_location' | 'expires_at'>;
 
 const claim = prepareQuery((db, accountId: number, key: string, fingerprint: string, now: number, expiresAt: number) =>
   db

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { Row } from '../tables.ts';
 import type { Db } from '../types.ts';
 
 /**
@@ -10,12 +11,10 @@ import type { Db } from '../types.ts';
  */
 
 /** An account holding a number, with that number's row. */
-export interface NumberHolder {
-  account_id: number;
+export type NumberHolder = Pick<Row<'account_numbers'>, 'account_id' | 'status_id'> & {
   /** The account_numbers row id. */
-  number_id: number;
-  status_id: number;
-}
+  number_id: Row<'account_numbers'>['id'];
+};
 
 /** Every account holding the number `digits`, lowest account id first (index account_numbers_number_ix, migration 006). */
 export async function numberHolders(db: Db, digits: string): Promise<NumberHolder[]> {
@@ -30,11 +29,7 @@ export async function numberHolders(db: Db, digits: string): Promise<NumberHolde
 }
 
 /** A keyword reservation as an inbound text needs it. */
-export interface ReservedKeyword {
-  id: number;
-  account_id: number;
-  autoreply_message: string;
-}
+export type ReservedKeyword = Pick<Row<'keyword_reservations'>, 'id' | 'account_id' | 'autoreply_message'>;
 
 /** The reservation of the case-folded keyword `keywordKey` on the number `digits`, in whichever account holds it (at most one, §5). */
 export async function reservedKeyword(db: Db, digits: string, keywordKey: string): Promise<ReservedKeyword | undefined> {

@@ -1,16 +1,10 @@
 import { sql } from 'kysely';
 import { boundCount, prepareQuery } from '../prepared.ts';
+import { KEYWORD_RESERVATION_COLUMNS as columns, type KeywordReservationRow } from '../../records/keywords.ts';
+import type { Row } from '../tables.ts';
 import type { Db } from '../types.ts';
 
 /** Keyword reservations on account numbers. */
-
-/** A keyword reservation with the digits of its number. */
-export interface KeywordReservationRow {
-  id: number;
-  keyword: string;
-  number: string;
-  autoreply_message: string;
-}
 
 /**
  * Reserves a keyword. Uniqueness per number (case-insensitive, via `keyword_key`) is enforced by
@@ -58,12 +52,7 @@ const taken = prepareQuery((db, numberDigits: string, keywordKey: string, except
 );
 
 /** A keyword reservation with what an update needs besides its record fields. */
-export interface StoredKeywordReservation extends KeywordReservationRow {
-  account_number_id: number;
-  keyword_key: string;
-}
-
-const columns = ['id', 'keyword', 'number', 'autoreply_message'] as const;
+export type StoredKeywordReservation = KeywordReservationRow & Pick<Row<'keyword_reservations'>, 'account_number_id' | 'keyword_key'>;
 
 const byId = prepareQuery((db, accountId: number, id: number) =>
   db.selectFrom('keyword_reservations').select([...columns, 'account_number_id', 'keyword_key']).where('account_id', '=', accountId).where('id', '=', id),

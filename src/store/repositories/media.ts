@@ -1,35 +1,11 @@
 import { boundCount } from '../prepared.ts';
+import { MEDIA_COLUMNS, MMS_TEMPLATE_COLUMNS as TEMPLATE_COLUMNS, type MediaRow, type MmsTemplateRow } from '../../records/media.ts';
 import type { Db } from '../types.ts';
 
 /**
  * MMS media and templates (API-EXTENSIONS §9). Every query is scoped to the account
  * (CONVENTIONS §9); chunk reads are reached only through a media row the account owns.
  */
-
-/** A stored media (times in epoch seconds). */
-export interface MediaRow {
-  id: number;
-  file_name: string;
-  mime_type: string;
-  size: number;
-  width: number;
-  height: number;
-  chunk_bytes: number;
-  created_at: number;
-}
-
-/** A stored MMS template with its MediaIds in the order sent. */
-export interface MmsTemplateRow {
-  id: number;
-  name: string;
-  subject: string;
-  message: string;
-  created_at: number;
-  updated_at: number;
-  media_ids: number[];
-}
-
-const MEDIA_COLUMNS = ['id', 'file_name', 'mime_type', 'size', 'width', 'height', 'chunk_bytes', 'created_at'] as const;
 
 /** Inserts the media row of an upload in progress (size and dimensions come with `finishMedia`). */
 export async function insertMedia(db: Db, accountId: number, m: { fileName: string; mimeType: string; chunkBytes: number }, now: number): Promise<number> {
@@ -113,7 +89,6 @@ async function withMediaIds(db: Db, accountId: number, rows: Omit<MmsTemplateRow
   return rows.map((r) => ({ ...r, media_ids: byTemplate.get(r.id) ?? [] }));
 }
 
-const TEMPLATE_COLUMNS = ['id', 'name', 'subject', 'message', 'created_at', 'updated_at'] as const;
 
 /** The account's template with this id and its MediaIds, if any. */
 export async function findTemplate(db: Db, accountId: number, id: number): Promise<MmsTemplateRow | undefined> {

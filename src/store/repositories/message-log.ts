@@ -1,48 +1,13 @@
 import { sql } from 'kysely';
 import { boundCount, prepareQuery } from '../prepared.ts';
+import { BATCH_COLUMNS, MESSAGE_COLUMNS as COLUMNS, type BatchRow, type MessageRow } from '../../records/messages.ts';
+import type { Row } from '../tables.ts';
 import type { Db } from '../types.ts';
 
 /**
  * The message log (API-EXTENSIONS §6): messages and send-group batches. Every query is scoped to
  * the account. Times: `*_at` in epoch seconds, `due_at` in epoch milliseconds.
  */
-
-/** A message of the log as the Message record shows it. */
-export interface MessageRow {
-  id: number;
-  direction: number;
-  number: string;
-  mobile_phone: string;
-  message: string;
-  type_id: number;
-  status_id: number;
-  segments: number;
-  credits: number;
-  batch_id: number | null;
-  scheduled_message_id: number | null;
-  error_code: string;
-  created_at: number;
-  sent_at: number | null;
-  delivered_at: number | null;
-}
-
-const COLUMNS = [
-  'id',
-  'direction',
-  'number',
-  'mobile_phone',
-  'message',
-  'type_id',
-  'status_id',
-  'segments',
-  'credits',
-  'batch_id',
-  'scheduled_message_id',
-  'error_code',
-  'created_at',
-  'sent_at',
-  'delivered_at',
-] as const;
 
 /** A new outbound message, Queued (or any status for the log's other writers). */
 export interface NewMessage {
@@ -187,20 +152,6 @@ export async function countGroupMembers(db: Db, accountId: number, groupId: numb
   return Number((await members.first(db, accountId, groupId))?.n ?? 0);
 }
 
-/** A send-group batch as the Batch record shows it. */
-export interface BatchRow {
-  id: number;
-  group_id: number;
-  number: string;
-  message: string;
-  type_id: number;
-  recipients: number;
-  skipped: number;
-  credits: number;
-  created_at: number;
-}
-const BATCH_COLUMNS = ['id', 'group_id', 'number', 'message', 'type_id', 'recipients', 'skipped', 'credits', 'created_at'] as const;
-
 const newBatch = prepareQuery((db, accountId: number, groupId: number, number: string, message: string, typeId: number, now: number) =>
   db.insertInto('batches').values({ account_id: accountId, group_id: groupId, number, message, type_id: typeId, created_at: now }).returning('id'),
 );
@@ -274,6 +225,6 @@ const firstActive = prepareQuery((db, accountId: number) =>
 );
 
 /** The account's first Active number in numbers/index order (id ascending), if any (API-EXTENSIONS §6 `Number` default). */
-export async function firstActiveNumber(db: Db, accountId: number): Promise<{ id: number; number: string } | undefined> {
+export async function firstActiveNumber(db: Db, accountId: number): Promise<Pick<Row<'account_numbers'>, 'id' | 'number'> | undefined> {
   return firstActive.first(db, accountId);
 }

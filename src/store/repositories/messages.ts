@@ -1,23 +1,10 @@
 import { createAnchors } from '../anchors.ts';
 import { boundCount, prepareQuery, sqliteText } from '../prepared.ts';
+import { SCHEDULED_MESSAGE_COLUMNS as MESSAGE_COLUMNS, type ScheduledMessageRow } from '../../records/scheduled-messages.ts';
 import { MESSAGE_STATUSES, MESSAGE_TYPE_MMS, MESSAGE_TYPES } from '../../records/statuses.ts';
 import type { Db } from '../types.ts';
 
-/** A stored scheduled message (times in epoch seconds). */
-export interface ScheduledMessageRow {
-  id: number;
-  mobile_phone: string;
-  message: string;
-  scheduled_at: number;
-  status_id: number;
-  type_id: number;
-  mms_template_id: number | null;
-  subject: string;
-}
-
 /** Scheduled single messages. */
-
-const MESSAGE_COLUMNS = ['id', 'mobile_phone', 'message', 'scheduled_at', 'status_id', 'type_id', 'mms_template_id', 'subject'] as const;
 
 /** The account's total and list version, kept by triggers (migration 002): no count over the rows. */
 const totals = prepareQuery((db, accountId: number) =>

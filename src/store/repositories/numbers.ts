@@ -1,12 +1,6 @@
 import { boundCount, prepareQuery } from '../prepared.ts';
+import { NUMBER_COLUMNS, type NumberRow } from '../../records/numbers.ts';
 import type { Db } from '../types.ts';
-
-/** A stored account number (times in epoch seconds). */
-export interface NumberRow {
-  number: string;
-  status_id: number;
-  blocked_at: number | null;
-}
 
 /** The account's own numbers (short codes and long numbers). */
 
@@ -21,7 +15,7 @@ export async function countNumbers(db: Db, accountId: number): Promise<number> {
 }
 
 const page = prepareQuery((db, accountId: number, limit: number, offset: number) =>
-  db.selectFrom('account_numbers').select(['number', 'status_id', 'blocked_at']).where('account_id', '=', accountId).orderBy('id').limit(boundCount(limit)).offset(boundCount(offset)),
+  db.selectFrom('account_numbers').select(NUMBER_COLUMNS).where('account_id', '=', accountId).orderBy('id').limit(boundCount(limit)).offset(boundCount(offset)),
 );
 
 /** One page of numbers in id order. */

@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
 import { leaseClaim } from '../claim.ts';
 import { jsonIds, prepareQuery } from '../prepared.ts';
+import { SCHEDULED_MESSAGE_COLUMNS, type ScheduledMessageRow } from '../../records/scheduled-messages.ts';
+import type { Row } from '../tables.ts';
 import type { Db } from '../types.ts';
-import type { ScheduledMessageRow } from './messages.ts';
 
 /**
  * Scheduled messages that live (API-EXTENSIONS §6; migration 005): the writes of `sms/schedule`,
@@ -17,18 +18,12 @@ import type { ScheduledMessageRow } from './messages.ts';
 
 
 
-const RECORD_COLUMNS = ['id', 'mobile_phone', 'message', 'scheduled_at', 'status_id', 'type_id', 'mms_template_id', 'subject'] as const;
+// Beside the record's: the account, the account number it goes from ('' on a row never managed)
+// and the credits debited while Approved (0 while Pending or Action Required; null: never managed).
+const STATE_COLUMNS = [...SCHEDULED_MESSAGE_COLUMNS, 'account_id', 'number', 'reserved_credits'] as const;
 
 /** A scheduled message with what the service keeps beside its record (migration 005). */
-export interface ScheduledStateRow extends ScheduledMessageRow {
-  account_id: number;
-  /** Digits of the account number it goes from ('' on a row never managed). */
-  number: string;
-  /** Credits debited while Approved; 0 while Pending or Action Required; null: never managed. */
-  reserved_credits: number | null;
-}
-
-const STATE_COLUMNS = [...RECORD_COLUMNS, 'account_id', 'number', 'reserved_credits'] as const;
+export type ScheduledStateRow = ScheduledMessageRow & Pick<Row<'scheduled_messages'>, (typeof STATE_COLUMNS)[number]>;
 
 function toState(r: ScheduledStateRow): ScheduledStateRow {
   return { ...r, scheduled_at: Number(r.scheduled_at), reserved_credits: r.reserved_credits === null ? null : Number(r.reserved_credits) };
@@ -41,7 +36,7 @@ const byId = prepareQuery((db, accountId: number, id: number) =>
 /** The account's scheduled message `id` with its state, if any. */
 export async function findScheduled(db: Db, accountId: number, id: number): Promise<ScheduledStateRow | undefined> {
   const row = await byId.first(db, accountId, id);
-  return row ? toState(row as ScheduledStateRow) : undefined;
+  return row ? toState(row) : undefined;
 }
 
 /** The fields a schedule or an update writes. */
@@ -119,7 +114,7 @@ const update = prepareQuery(
  */
 export async function rewriteScheduled(db: Db, accountId: number, id: number, f: ScheduledFields, dueAt: number): Promise<ScheduledStateRow | undefined> {
   const row = await update.first(db, accountId, id, f.mobilePhone, f.message, f.scheduledAt, f.typeId, f.mmsTemplateId, f.subject, f.number, dueAt);
-  return row ? toState(row as ScheduledStateRow) : undefined;
+  return row ? toState(row) : undefined;
 }
 
 const remove = prepareQuery((db, accountId: number, id: number) =>
@@ -153,23 +148,12 @@ export async function lockCredits(db: Db, accountId: number): Promise<void> {
 
 // ------------------------------------------------------------------ the scheduler
 
-/** A claimed scheduled message: what a check and a send need. */
-export interface ClaimedScheduled {
-  id: number;
-  account_id: number;
-  number: string;
-  mobile_phone: string;
-  message: string;
-  type_id: number;
-  status_id: number;
-  /** Epoch seconds. */
-  scheduled_at: number;
-  reserved_credits: number;
-}
+const CLAIM_RETURNING = ['id', 'account_id', 'number', 'mobile_phone', 'message', 'type_id', 'status_id', 'scheduled_at', 'reserved_credits'] as const;
 
-const CLAIM_RETURNING = 'id, account_id, number, mobile_phone, message, type_id, status_id, scheduled_at, reserved_credits';
+/** A claimed scheduled message: what a check and a send need (`scheduled_at` epoch seconds; no reservation reads as 0). */
+export type ClaimedScheduled = Omit<Pick<Row<'scheduled_messages'>, (typeof CLAIM_RETURNING)[number]>, 'reserved_credits'> & { reserved_credits: number };
 
-const claim = leaseClaim<ClaimedScheduled>('scheduled_messages', CLAIM_RETURNING.split(', '), false);
+const claim = leaseClaim<Pick<Row<'scheduled_messages'>, (typeof CLAIM_RETURNING)[number]>>('scheduled_messages', CLAIM_RETURNING, false);
 
 /**
  * Claims up to `limit` scheduled messages with work due (`due_at <= now`: a check, a DateTime, an
@@ -242,7 +226,7 @@ const take = prepareQuery((db, accountId: number, idsJson: string, token: string
   compile: () =>
     sql`delete from scheduled_messages
         where account_id = ${accountId} and lease_token = ${token} and status_id = 3 and id in ${jsonIds(db, idsJson)}
-        returning ${sql.raw(CLAIM_RETURNING)}`.compile(db),
+        returning ${sql.raw(CLAIM_RETURNING.join(', '))}`.compile(db),
 }));
 
 /**

@@ -1,5 +1,7 @@
 import { leaseClaim } from '../claim.ts';
 import { boundCount } from '../prepared.ts';
+import { DELIVERY_COLUMNS, type DeliveryRow, type WebhookRow } from '../../records/webhooks.ts';
+import type { Row } from '../tables.ts';
 import type { Db } from '../types.ts';
 
 /**
@@ -12,35 +14,6 @@ import type { Db } from '../types.ts';
  */
 
 
-export interface WebhookRow {
-  id: number;
-  account_id: number;
-  url: string;
-  /** JSON array text. */
-  events: string;
-  active: number;
-  secret: string;
-  created_at: number;
-  updated_at: number;
-}
-
-export interface DeliveryRow {
-  id: number;
-  account_id: number;
-  webhook_id: number;
-  event: string;
-  msg_id: string;
-  payload: string;
-  status: string;
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string;
-  created_at: number;
-  updated_at: number;
-}
-
-const DELIVERY_COLUMNS = ['id', 'account_id', 'webhook_id', 'event', 'msg_id', 'payload', 'status', 'attempts', 'last_status_code', 'last_error', 'created_at', 'updated_at'] as const;
-
 const num = <T extends { created_at: number; updated_at: number }>(r: T): T => ({ ...r, created_at: Number(r.created_at), updated_at: Number(r.updated_at) });
 
 export async function insertWebhook(db: Db, accountId: number, w: { url: string; events: string; active: number; secret: string }, now: number): Promise<WebhookRow> {
@@ -49,18 +22,18 @@ export async function insertWebhook(db: Db, accountId: number, w: { url: string;
     .values({ account_id: accountId, url: w.url, events: w.events, active: w.active, secret: w.secret, created_at: now, updated_at: now })
     .returningAll()
     .executeTakeFirstOrThrow();
-  return num(row as WebhookRow);
+  return num(row);
 }
 
 export async function findWebhook(db: Db, accountId: number, id: number): Promise<WebhookRow | undefined> {
   const row = await db.selectFrom('webhooks').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
-  return row ? num(row as WebhookRow) : undefined;
+  return row ? num(row) : undefined;
 }
 
 /** A webhook by id alone, for the delivery loop. */
 export async function webhookById(db: Db, id: number): Promise<WebhookRow | undefined> {
   const row = await db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
-  return row ? num(row as WebhookRow) : undefined;
+  return row ? num(row) : undefined;
 }
 
 export async function updateWebhook(db: Db, accountId: number, id: number, w: { url: string; events: string; active: number }, now: number): Promise<WebhookRow | undefined> {
@@ -71,7 +44,7 @@ export async function updateWebhook(db: Db, accountId: number, id: number, w: { 
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirst();
-  return row ? num(row as WebhookRow) : undefined;
+  return row ? num(row) : undefined;
 }
 
 export async function deleteWebhook(db: Db, accountId: number, id: number): Promise<boolean> {
@@ -87,11 +60,11 @@ export async function countWebhooks(db: Db, accountId: number): Promise<number> 
 
 export async function listWebhooks(db: Db, accountId: number, limit: number, offset: number): Promise<WebhookRow[]> {
   const rows = await db.selectFrom('webhooks').selectAll().where('account_id', '=', accountId).orderBy('id').limit(boundCount(limit)).offset(boundCount(offset)).execute();
-  return rows.map((r) => num(r as WebhookRow));
+  return rows.map((r) => num(r));
 }
 
 /** The account's active webhooks (id and events), for emitEvent. */
-export async function activeWebhooks(db: Db, accountId: number): Promise<{ id: number; events: string }[]> {
+export async function activeWebhooks(db: Db, accountId: number): Promise<Pick<WebhookRow, 'id' | 'events'>[]> {
   return db.selectFrom('webhooks').select(['id', 'events']).where('account_id', '=', accountId).where('active', '=', 1).orderBy('id').execute();
 }
 
@@ -146,12 +119,12 @@ export async function listDeliveries(db: Db, accountId: number, webhookId: numbe
     .limit(boundCount(limit))
     .offset(boundCount(offset))
     .execute();
-  return rows.map((r) => toDelivery(r as DeliveryRow));
+  return rows.map((r) => toDelivery(r));
 }
 
 export async function findDelivery(db: Db, accountId: number, id: number): Promise<DeliveryRow | undefined> {
   const row = await db.selectFrom('webhook_deliveries').select(DELIVERY_COLUMNS).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
-  return row ? toDelivery(row as DeliveryRow) : undefined;
+  return row ? toDelivery(row) : undefined;
 }
 
 /** redeliver: the delivery is Pending and due at `dueAt` once more (any claim on it is void). */
@@ -163,22 +136,16 @@ export async function requeueDelivery(db: Db, accountId: number, id: number, due
     .where('id', '=', id)
     .returning(DELIVERY_COLUMNS)
     .executeTakeFirst();
-  return row ? toDelivery(row as DeliveryRow) : undefined;
+  return row ? toDelivery(row) : undefined;
 }
 
 // ------------------------------------------------------------------ the delivery loop
 
-export interface ClaimedDelivery {
-  id: number;
-  account_id: number;
-  webhook_id: number;
-  msg_id: string;
-  payload: string;
-  /** Attempts including this one. */
-  attempts: number;
-}
+const CLAIM_RETURNING = ['id', 'account_id', 'webhook_id', 'msg_id', 'payload', 'attempts'] as const;
 
-const CLAIM_RETURNING = ['id', 'account_id', 'webhook_id', 'msg_id', 'payload', 'attempts'];
+/** A claimed delivery: what an attempt needs (`attempts` counts this one). */
+export type ClaimedDelivery = Pick<Row<'webhook_deliveries'>, (typeof CLAIM_RETURNING)[number]>;
+
 const claim = leaseClaim<ClaimedDelivery>('webhook_deliveries', CLAIM_RETURNING, true);
 
 /** True when some delivery is due: a read, so an idle delivery loop takes no write lock (SQLite). */

@@ -8,6 +8,7 @@ import { importContacts } from '../../../domain/contacts-import.ts';
 import { ImportReportSchema } from '../../../records/contacts.ts';
 import { defineOperation } from '../../operation.ts';
 import { HttpError } from '../../wire.ts';
+import { withoutIdleTimeout } from '../../../lib/socket.ts';
 
 /** The one body media type contacts/import reads (API-EXTENSIONS §2). */
 const CSV = 'text/csv';
@@ -18,18 +19,6 @@ const CSV = 'text/csv';
  */
 async function spool(body: Readable, path: string): Promise<void> {
   await pipeline(body, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
-}
-
-/** Runs `fn` with the socket's idle timeout off (the reply may come long after the last byte in). */
-async function withoutIdleTimeout<T>(socket: { timeout?: number; setTimeout?: (ms: number) => unknown } | undefined, fn: () => Promise<T>): Promise<T> {
-  if (typeof socket?.setTimeout !== 'function') return fn();
-  const previous = socket.timeout ?? 0;
-  socket.setTimeout(0);
-  try {
-    return await fn();
-  } finally {
-    socket.setTimeout(previous);
-  }
 }
 
 /**

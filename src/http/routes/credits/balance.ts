@@ -1,4 +1,4 @@
-import { getCredits } from '../../../store/repositories/accounts.ts';
+import { creditBalance } from '../../../domain/accounts.ts';
 import { CreditBalanceRecordSchema } from '../../../records/credits.ts';
 import { resolvePage, setPaginationHeaders } from '../../serializers/pagination.ts';
 import { defineOperation } from '../../operation.ts';
@@ -15,7 +15,7 @@ export const creditsBalance = defineOperation({
   success: 200,
   schema: { response: CreditBalanceRecordSchema },
   handler: ({ store }) => async (ctx) => {
-    const credits = await getCredits(store.db, ctx.accountId);
+    const credits = await creditBalance(store, ctx.accountId);
     setPaginationHeaders(ctx.request, ctx.reply, resolvePage(ctx.request, 1));
     return { AvailableCredits: credits };
   },

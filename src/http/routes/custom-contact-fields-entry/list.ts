@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { entryFilter } from '../../../domain/custom-fields.ts';
-import * as repo from '../../../store/repositories/custom-fields.ts';
+import { countEntries, entryFilter, listEntries } from '../../../domain/custom-fields.ts';
 import { PageQuery } from '../../../records/common.ts';
 import { CustomFieldValueRecordSchema, entryRecord } from '../../../records/custom-fields.ts';
 import { defineOperation } from '../../operation.ts';
@@ -31,8 +30,8 @@ export const customContactFieldsEntryIndex = defineOperation({
       const filter = entryFilter({ frfield: ctx.query('frfield'), frcontact: ctx.query('frcontact') });
       if (filter === null) return ctx.paginate(0, async () => [], toRecord);
       return ctx.paginate(
-        await repo.countEntries(store.db, ctx.accountId, filter),
-        (limit, offset) => repo.listEntries(store.db, ctx.accountId, filter, limit, offset),
+        await countEntries(store, ctx.accountId, filter),
+        (limit, offset) => listEntries(store, ctx.accountId, filter, limit, offset),
         toRecord,
       );
     };

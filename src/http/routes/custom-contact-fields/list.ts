@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import * as repo from '../../../store/repositories/custom-fields.ts';
+import { countCustomFields, listCustomFields } from '../../../domain/custom-fields.ts';
 import { PageQuery } from '../../../records/common.ts';
 import { CustomFieldRecordSchema, customFieldRecord } from '../../../records/custom-fields.ts';
 import { defineOperation } from '../../operation.ts';
@@ -20,8 +20,8 @@ export const customContactFieldsIndex = defineOperation({
     const toRecord = customFieldRecord(time);
     return async (ctx) =>
       ctx.paginate(
-        await repo.countCustomFields(store.db, ctx.accountId),
-        (limit, offset) => repo.listCustomFields(store.db, ctx.accountId, limit, offset),
+        await countCustomFields(store, ctx.accountId),
+        (limit, offset) => listCustomFields(store, ctx.accountId, limit, offset),
         toRecord,
       );
   },

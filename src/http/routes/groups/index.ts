@@ -1,7 +1,8 @@
+import { groupsAddContacts } from './add-contacts.ts';
 import { groupsCreate } from './create.ts';
 import { groupsDelete } from './delete.ts';
 import { groupsIndex } from './list.ts';
-import { groupsAddContacts, groupsRemoveContacts } from './members.ts';
+import { groupsRemoveContacts } from './remove-contacts.ts';
 import { groupsUpdate } from './update.ts';
 import { groupsView } from './view.ts';
 

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { keywordNumberFilter } from '../../../domain/keywords.ts';
-import * as repo from '../../../store/repositories/keywords.ts';
-import { KeywordIndexQuery, keywordReservationFor, keywordReservationRecord, KeywordReservationRecordSchema } from '../../../records/keywords.ts';
+import { countReservations, keywordNumberFilter, listReservations } from '../../../domain/keywords.ts';
+import { KeywordIndexQuery, keywordReservationFor, keywordReservationRecord, KeywordReservationRecordSchema, type KeywordReservationRow } from '../../../records/keywords.ts';
 import { defineOperation } from '../../operation.ts';
 
 /**
@@ -18,11 +17,11 @@ export const keywordIndex = defineOperation({
   schema: { query: KeywordIndexQuery, response: Type.Array(KeywordReservationRecordSchema) },
   handler: ({ store }) => async (ctx) => {
     const digits = keywordNumberFilter(ctx.query('Number'));
-    const toRecord = (row: repo.KeywordReservationRow) => keywordReservationFor(ctx.format, keywordReservationRecord(row));
+    const toRecord = (row: KeywordReservationRow) => keywordReservationFor(ctx.format, keywordReservationRecord(row));
     if (digits === null) return ctx.paginate(0, async () => [], toRecord);
     return ctx.paginate(
-      await repo.countKeywordReservations(store.db, ctx.accountId, digits),
-      (limit, offset) => repo.listKeywordReservations(store.db, ctx.accountId, digits, limit, offset),
+      await countReservations(store, ctx.accountId, digits),
+      (limit, offset) => listReservations(store, ctx.accountId, digits, limit, offset),
       toRecord,
     );
   },

@@ -1,6 +1,8 @@
-import { mediaDelete, mediaIndex, mediaView } from './crud.ts';
+import { mediaDelete } from './delete.ts';
 import { mediaDownload } from './download.ts';
+import { mediaIndex } from './list.ts';
 import { mediaUpload } from './upload.ts';
+import { mediaView } from './view.ts';
 
 /** `/v1/media/…`: MMS media (API-EXTENSIONS §9). */
 export const media = [mediaIndex, mediaView, mediaUpload, mediaDownload, mediaDelete];

@@ -1,26 +1,15 @@
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { fileError, MEDIA_MAX_BYTES, MEDIA_MESSAGES, storeUpload } from '../../../domain/media.ts';
-import type { MediaRow } from '../../../store/repositories/media.ts';
+import type { MediaRow } from '../../../records/media.ts';
 import { MediaRecordSchema, MediaUploadBodySchema, mediaRecord } from '../../../records/media.ts';
 import { defineOperation } from '../../operation.ts';
 import { HttpError } from '../../wire.ts';
 import { systemClock } from '../../../lib/time.ts';
+import { withoutIdleTimeout } from '../../../lib/socket.ts';
 
 /** The one body media type media/upload reads (API-EXTENSIONS §9). */
 const MULTIPART = 'multipart/form-data';
-
-/** Runs `fn` with the socket's idle timeout off (the reply may come a while after the last byte in). */
-async function withoutIdleTimeout<T>(socket: { timeout?: number; setTimeout?: (ms: number) => unknown } | undefined, fn: () => Promise<T>): Promise<T> {
-  if (typeof socket?.setTimeout !== 'function') return fn();
-  const previous = socket.timeout ?? 0;
-  socket.setTimeout(0);
-  try {
-    return await fn();
-  } finally {
-    socket.setTimeout(previous);
-  }
-}
 
 /**
  * Parses a multipart/form-data body with busboy and hands the part `file` (the first one with a

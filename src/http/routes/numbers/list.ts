@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import * as repo from '../../../store/repositories/numbers.ts';
+import { countNumbers, listNumbers } from '../../../domain/numbers.ts';
 import { PageQuery } from '../../../records/common.ts';
 import { NumberRecordSchema, numberRecord } from '../../../records/numbers.ts';
 import { defineOperation } from '../../operation.ts';
@@ -15,6 +15,6 @@ export const numbersIndex = defineOperation({
   handler: ({ store, time }) => {
     const toRecord = numberRecord(time);
     return async (ctx) =>
-      ctx.paginate(await repo.countNumbers(store.db, ctx.accountId), (limit, offset) => repo.listNumbers(store.db, ctx.accountId, limit, offset), toRecord);
+      ctx.paginate(await countNumbers(store, ctx.accountId), (limit, offset) => listNumbers(store, ctx.accountId, limit, offset), toRecord);
   },
 });

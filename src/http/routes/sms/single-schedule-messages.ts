@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import * as repo from '../../../store/repositories/messages.ts';
+import { countScheduledMessages, listScheduledMessages, listScheduledMessagesJson } from '../../../domain/scheduled.ts';
 import { PageQuery } from '../../../records/common.ts';
 import { ScheduledMessageRecordSchema, scheduledMessageRecord } from '../../../records/scheduled-messages.ts';
 import { defineOperation } from '../../operation.ts';
@@ -16,11 +16,11 @@ export const singleScheduleMessages = defineOperation({
     const toRecord = scheduledMessageRecord(time);
     return async (ctx) =>
       ctx.paginate(
-        await repo.countScheduledMessages(store.db, ctx.accountId),
-        (limit, offset) => repo.listScheduledMessages(store.db, ctx.accountId, limit, offset),
+        await countScheduledMessages(store, ctx.accountId),
+        (limit, offset) => listScheduledMessages(store, ctx.accountId, limit, offset),
         toRecord,
         // SQLite renders the page's JSON itself when times are in UTC (issue 15).
-        time.utc ? (limit, offset) => repo.listScheduledMessagesJson(store.db, ctx.accountId, limit, offset) : undefined,
+        time.utc ? (limit, offset) => listScheduledMessagesJson(store, ctx.accountId, limit, offset) : undefined,
       );
   },
 });

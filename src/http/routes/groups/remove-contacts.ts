@@ -4,24 +4,6 @@ import { GroupMembersBodySchema, GroupRecordSchema, groupRecord } from '../../..
 import { defineOperation } from '../../operation.ts';
 
 /**
- * API-EXTENSIONS §3 `POST /v1/groups/add-contacts?id=`: body `PhoneNumberIds` (1 to 1,000 of the
- * account's contact ids); adding a member twice is not an error. Replies 200, the Group.
- */
-export const groupsAddContacts = defineOperation({
-  id: 'groups.add-contacts',
-  path: '/v1/groups/add-contacts',
-  methods: ['POST'],
-  summary: 'Add contacts to a group',
-  success: 200,
-  idempotent: true,
-  schema: { query: IdQuery, body: GroupMembersBodySchema, response: GroupRecordSchema },
-  handler: ({ store, time }) => {
-    const toRecord = groupRecord(time);
-    return async (ctx) => toRecord(await changeMembers(store, ctx.accountId, ctx.id(), ctx.body(), 'add'));
-  },
-});
-
-/**
  * API-EXTENSIONS §3 `POST /v1/groups/remove-contacts?id=`: body `PhoneNumberIds` as add-contacts;
  * removing a non-member is not an error. Replies 200, the Group.
  */

@@ -1,0 +1,22 @@
+import { Type } from '@sinclair/typebox';
+import { mediaPage } from '../../../domain/media.ts';
+import { PageQuery } from '../../../records/common.ts';
+import { MediaRecordSchema, mediaRecord } from '../../../records/media.ts';
+import { defineOperation } from '../../operation.ts';
+
+/** API-EXTENSIONS §9 `GET /v1/media/index`: the account's media records by Id ascending, paginated (CONVENTIONS §7). */
+export const mediaIndex = defineOperation({
+  id: 'media.index',
+  path: '/v1/media/index',
+  methods: ['GET'],
+  summary: "List the account's media",
+  success: 200,
+  schema: { query: PageQuery, response: Type.Array(MediaRecordSchema) },
+  handler: ({ store, time }) => {
+    const toRecord = mediaRecord(time);
+    return async (ctx) => {
+      const { total, fetch } = await mediaPage(store, ctx.accountId);
+      return ctx.paginate(total, fetch, toRecord);
+    };
+  },
+});

@@ -1,0 +1,16 @@
+import { deleteTemplateById } from '../../../domain/mms-templates.ts';
+import { IdQuery } from '../../../records/common.ts';
+import { defineOperation } from '../../operation.ts';
+
+/** API-EXTENSIONS §9 `DELETE /v1/mms-templates/delete?id=`: 204. */
+export const mmsTemplatesDelete = defineOperation({
+  id: 'mms-templates.delete',
+  path: '/v1/mms-templates/delete',
+  methods: ['DELETE'],
+  summary: 'Delete an MMS template',
+  success: 204,
+  schema: { query: IdQuery },
+  handler: ({ store }) => async (ctx) => {
+    await deleteTemplateById(store, ctx.accountId, ctx.id());
+  },
+});
