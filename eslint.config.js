@@ -16,6 +16,9 @@ export default tseslint.config(
       // The wire is full of control characters on purpose: XML 1.0's forbidden ranges, GSM-7's
       // escape, PHP's trim set. A regex that names them is the rule itself, not a typo.
       'no-control-regex': 'off',
+      // Unused on purpose: a parameter named with a leading underscore (one every function of a family
+      // takes, e.g. a migration's dialect), and a property a rest pattern leaves out (`{ content, ...rest }`).
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', ignoreRestSiblings: true }],
     },
   },
   {
@@ -38,6 +41,15 @@ export default tseslint.config(
   {
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+        URL: 'readonly',
+      },
+    },
   },
 );

@@ -8,7 +8,7 @@
 import Fastify from 'fastify';
 
 const app = Fastify();
-app.all('*', async () => ({ AvailableCredits: 100 }));
+app.all('*', () => Promise.resolve({ AvailableCredits: 100 }));
 const port = Number(process.argv[2] ?? 0);
 await app.listen({ port, host: '127.0.0.1' });
 const address = app.server.address();

@@ -19,7 +19,10 @@ const before = JSON.parse(readFileSync(beforeFile, 'utf8')) as BenchResult;
 const after = JSON.parse(readFileSync(afterFile, 'utf8')) as BenchResult;
 
 const human = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000} M` : n >= 1000 ? `${n / 1000} k` : String(n));
-const fmt = (n: number | undefined, digits = 0) => (n === undefined || !Number.isFinite(n) ? '–' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+const fmt = (n: number | undefined, digits = 0) =>
+  n === undefined || !Number.isFinite(n)
+    ? '–'
+    : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 const lines = [
   `| Scenario | Contacts | CPU µs/req before → after | req/s before → after | msgsvc ÷ floor before → after (by CPU) |`,

@@ -1,5 +1,5 @@
 /**
- * Messages going out at scale (issue 11 "Speed"; API-EXTENSIONS §6, §8), on SQLite and PostgreSQL:
+ * Messages going out at scale (issue 11 "Speed"; API.md §10.6, §11.2), on SQLite and PostgreSQL:
  *
  * (a) `sms/send-group` to a group of N contacts (default 100,000): the seconds from the request
  *     sent to its 201 answer, through a real `msgsvc serve` (MSGSVC_DISPATCHER=0, so the
@@ -49,7 +49,6 @@ import { insertNumber } from '../src/store/repositories/numbers.ts';
 import type { DispatchBenchResult, DispatchRun } from './report.ts';
 import { buildCopy } from './lib/build.ts';
 import { freePort, startServer, stopAll } from './lib/procs.ts';
-// @ts-expect-error: plain JavaScript without type declarations (bin/ runs before anything is built).
 import { chooseEntry } from '../bin/entry.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -65,17 +64,22 @@ const { values: flags, positionals } = parseArgs({
 });
 const N = Number(positionals[0] ?? 100_000);
 if (!Number.isSafeInteger(N) || N < 1) throw new Error(`messages must be a positive whole number, not ${positionals[0]}`);
-const stores = flags.stores.split(',').map((s) => s.trim()) as ('sqlite' | 'postgres')[];
-for (const s of stores) if (s !== 'sqlite' && s !== 'postgres') throw new Error(`--stores: sqlite and/or postgres, not ${s}`);
+const stores = flags.stores.split(',').map((s) => {
+  const store = s.trim();
+  if (store !== 'sqlite' && store !== 'postgres') throw new Error(`--stores: sqlite and/or postgres, not ${store}`);
+  return store;
+});
 const TARGET_QUEUE_SECONDS = 2;
 const TARGET_RATE = 5000;
 const ACTIVE_NUMBER = '55155';
 const SPARE_CREDITS = 1000;
 
 // The node flags `npm start` gives msgsvc (package.json), so this measures what runs in production.
-const START_FLAGS = (/^node((?:\s+--\S+)*)\s+bin\/msgsvc\.js/.exec(
-  (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '',
-)?.[1] ?? '')
+const START_FLAGS = (
+  /^node((?:\s+--\S+)*)\s+bin\/msgsvc\.js/.exec(
+    (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '',
+  )?.[1] ?? ''
+)
   .trim()
   .split(/\s+/)
   .filter(Boolean);
@@ -127,7 +131,9 @@ async function seed(store: Store): Promise<{ accountId: number; token: string; g
         : sql`select cast(12000000000 + i as text) as d from (with recursive s(i) as (select 0 union all select i + 1 from s where i < ${N - 1}) select i from s)`;
     await sql`insert into contacts (account_id, number, number_e164, opted_out, first_name, last_name, birthday, email, zip, city, created_at, updated_at)
       select ${accountId}, d, '+' || d, 0, 'Bench', '', null, '', '', '', ${now}, ${now} from (${numbers}) as n`.execute(tx);
-    await sql`insert into group_members (account_id, group_id, contact_id) select ${accountId}, ${groupId}, id from contacts where account_id = ${accountId}`.execute(tx);
+    await sql`insert into group_members (account_id, group_id, contact_id) select ${accountId}, ${groupId}, id from contacts where account_id = ${accountId}`.execute(
+      tx,
+    );
     return { accountId, groupId };
   });
   const { token } = await issueToken(store, accountId, 'bench');
@@ -154,21 +160,31 @@ async function sendGroup(appRoot: string, dbUrl: string, token: string, groupId:
     const res = await fetch(`${server.url}/v1/sms/send-group?${q}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ GroupId: groupId, Message: 'Our spring sale starts Friday. Reply STOP to opt out.', Number: Number(ACTIVE_NUMBER) }),
+      body: JSON.stringify({
+        GroupId: groupId,
+        Message: 'Our spring sale starts Friday. Reply STOP to opt out.',
+        Number: Number(ACTIVE_NUMBER),
+      }),
     });
     const text = await res.text();
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     if (res.status !== 201) throw new Error(`send-group answered ${res.status}: ${text.slice(0, 300)}`);
     const body = JSON.parse(text) as { Recipients?: number; recipients?: number } | { Recipients?: number }[];
     const batch = Array.isArray(body) ? body[0]! : body;
-    return { seconds, recipients: Number((batch as { Recipients?: number }).Recipients ?? NaN) };
+    return { seconds, recipients: Number(batch.Recipients ?? NaN) };
   } finally {
     await server.stop();
   }
 }
 
 /** (b): `msgsvc worker` on the queue until nothing is due. */
-async function dispatch(appRoot: string, dbUrl: string, store: Store, accountId: number, profDir: string | undefined): Promise<Omit<DispatchRun, 'store' | 'messages' | 'loadAverage'>> {
+async function dispatch(
+  appRoot: string,
+  dbUrl: string,
+  store: Store,
+  accountId: number,
+  profDir: string | undefined,
+): Promise<Omit<DispatchRun, 'store' | 'messages' | 'loadAverage'>> {
   const spawned = process.hrtime.bigint();
   const profArgs = profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
   const child: ChildProcess = spawn(process.execPath, [...NODE_ARGS, ...profArgs, join(appRoot, 'bin/msgsvc.js'), 'worker'], {
@@ -209,9 +225,9 @@ async function dispatch(appRoot: string, dbUrl: string, store: Store, accountId:
     const pending = async () =>
       Number(
         (
-          (await sql<{ n: number }>`select (select count(*) from (select 1 from messages where due_at is not null limit 1) as a)
-            + (select count(*) from (select 1 from messages where receipt_due_at is not null limit 1) as b) as n`.execute(store.db)).rows[0]!
-        ).n,
+          await sql<{ n: number }>`select (select count(*) from (select 1 from messages where due_at is not null limit 1) as a)
+            + (select count(*) from (select 1 from messages where receipt_due_at is not null limit 1) as b) as n`.execute(store.db)
+        ).rows[0]!.n,
       );
     const deadline = Date.now() + Math.max(120_000, N * 2);
     while ((await pending()) > 0) {
@@ -245,16 +261,35 @@ async function dispatch(appRoot: string, dbUrl: string, store: Store, accountId:
     const timer = setTimeout(() => child.kill('SIGKILL'), 35_000);
     await exited;
     clearTimeout(timer);
-    if (/"level":(40|50|60)/.test(out)) console.log(`worker warnings:\n${out.split('\n').filter((l) => /"level":(40|50|60)/.test(l)).slice(0, 5).join('\n')}`);
+    if (/"level":(40|50|60)/.test(out))
+      console.log(
+        `worker warnings:\n${out
+          .split('\n')
+          .filter((l) => /"level":(40|50|60)/.test(l))
+          .slice(0, 5)
+          .join('\n')}`,
+      );
   }
 }
 
 /** Every message Delivered once, and the balance exactly N below where it was. */
 async function verify(store: Store, accountId: number): Promise<void> {
-  const byStatus = await store.db.selectFrom('messages').select(['status_id', (eb) => eb.fn.countAll<number>().as('n')]).where('account_id', '=', accountId).groupBy('status_id').execute();
+  const byStatus = await store.db
+    .selectFrom('messages')
+    .select(['status_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('account_id', '=', accountId)
+    .groupBy('status_id')
+    .execute();
   const counts = Object.fromEntries(byStatus.map((r) => [r.status_id, Number(r.n)]));
   const resubmitted = Number(
-    (await store.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).where('attempts', '<>', 1).executeTakeFirstOrThrow()).n,
+    (
+      await store.db
+        .selectFrom('messages')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account_id', '=', accountId)
+        .where('attempts', '<>', 1)
+        .executeTakeFirstOrThrow()
+    ).n,
   );
   const balance = await accounts.getCredits(store.db, accountId);
   const problems: string[] = [];
@@ -268,8 +303,12 @@ const dir = mkdtempSync(join(tmpdir(), 'msgsvc-dispatch-'));
 let exitCode = 0;
 try {
   const appRoot = flags.app ? resolve(flags.app) : flags.build ? buildCopy(dir) : ROOT;
-  const runs = flags.app || flags.build ? 'a build of src/ (dist)' : (chooseEntry(ROOT) as { entry: string }).entry === 'dist' ? 'dist' : 'src through tsx';
-  console.log(`${N.toLocaleString('en-US')} messages; msgsvc runs ${runs} with node ${NODE_ARGS.join(' ')}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  const runs = flags.app || flags.build ? 'a build of src/ (dist)' : chooseEntry(ROOT).entry === 'dist' ? 'dist' : 'src through tsx';
+  console.log(
+    `${N.toLocaleString('en-US')} messages; msgsvc runs ${runs} with node ${NODE_ARGS.join(' ')}; load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   const result: DispatchBenchResult = { messages: N, runs, sendGroup: [], dispatch: [], skipped: [] };
   for (const kind of stores) {
     if (kind === 'postgres' && !(await postgresReachable(flags['pg-url']))) {
@@ -284,14 +323,18 @@ try {
         await migrateToLatest(store);
         const seededAt = Date.now();
         const { accountId, token, groupId } = await seed(store);
-        console.log(`${kind}: ${N.toLocaleString('en-US')} contacts in one group, seeded in ${((Date.now() - seededAt) / 1000).toFixed(1)} s`);
+        console.log(
+          `${kind}: ${N.toLocaleString('en-US')} contacts in one group, seeded in ${((Date.now() - seededAt) / 1000).toFixed(1)} s`,
+        );
 
         const loadBefore = load1();
         const sent = await sendGroup(appRoot, db.url, token, groupId);
         if (sent.recipients !== N) throw new Error(`send-group queued ${sent.recipients}, expected ${N}`);
         result.sendGroup.push({ store: kind, recipients: sent.recipients, seconds: round(sent.seconds, 3), loadAverage: loadBefore });
         const queueMet = sent.seconds <= TARGET_QUEUE_SECONDS;
-        console.log(`${kind}: send-group to ${N.toLocaleString('en-US')} contacts queued in ${sent.seconds.toFixed(2)} s${kind === 'sqlite' ? ` (target ≤ ${TARGET_QUEUE_SECONDS} s: ${queueMet ? 'met' : 'MISSED'})` : ''}; load ${loadBefore}`);
+        console.log(
+          `${kind}: send-group to ${N.toLocaleString('en-US')} contacts queued in ${sent.seconds.toFixed(2)} s${kind === 'sqlite' ? ` (target ≤ ${TARGET_QUEUE_SECONDS} s: ${queueMet ? 'met' : 'MISSED'})` : ''}; load ${loadBefore}`,
+        );
         if (store.dialect === 'postgres') await sql`analyze messages`.execute(store.db);
 
         const loadDispatch = load1();

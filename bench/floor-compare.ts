@@ -30,17 +30,34 @@ async function main(): Promise<void> {
   const m = machine();
   const cpu = m.taskset && m.nproc >= 2 ? 0 : undefined;
   if (cpu !== undefined) pinSelf(1);
-  const dir = resolve(flags['data-dir']!);
+  const dir = resolve(flags['data-dir']);
   mkdirSync(dir, { recursive: true });
   const data = await ensureDataset(dir, Number(flags.contacts));
   const pinned = cpu !== undefined ? { cpu } : {};
   const nodeArgs = ['--no-memory-reducer'];
   const servers: { name: string; server: Server; cpu: number[] }[] = [];
-  const add = async (name: string, start: (port: number) => Promise<Server>) => servers.push({ name, server: await start(await freePort()), cpu: [] });
-  await add('ceiling', (port) => startServer({ name: 'ceiling', nodeArgs: [...nodeArgs, '--import', 'tsx'], args: [join(ROOT, 'bench/ceiling.ts'), String(port)], ...pinned, port, readyPath: '/' }));
+  const add = async (name: string, start: (port: number) => Promise<Server>) =>
+    servers.push({ name, server: await start(await freePort()), cpu: [] });
+  await add('ceiling', (port) =>
+    startServer({
+      name: 'ceiling',
+      nodeArgs: [...nodeArgs, '--import', 'tsx'],
+      args: [join(ROOT, 'bench/ceiling.ts'), String(port)],
+      ...pinned,
+      port,
+      readyPath: '/',
+    }),
+  );
   for (const mode of ['db+hdr', 'db+hdr+log']) {
     await add(`floor ${mode}`, (port) =>
-      startServer({ name: mode, nodeArgs: [...nodeArgs, '--import', 'tsx'], args: [join(ROOT, 'bench/floor.ts'), String(port), data.file, mode], ...pinned, port, readyPath: '/v1/credits/balance' }),
+      startServer({
+        name: mode,
+        nodeArgs: [...nodeArgs, '--import', 'tsx'],
+        args: [join(ROOT, 'bench/floor.ts'), String(port), data.file, mode],
+        ...pinned,
+        port,
+        readyPath: '/v1/credits/balance',
+      }),
     );
   }
   await add('msgsvc', (port) =>
@@ -69,7 +86,9 @@ async function main(): Promise<void> {
   const ceiling = median(servers[0]!.cpu);
   for (const s of servers) {
     const mine = median(s.cpu);
-    console.log(`${s.name.padEnd(18)} ${mine.toFixed(1).padStart(6)} µs CPU/request (median)  ceiling ÷ this ${(ceiling / mine).toFixed(2)}`);
+    console.log(
+      `${s.name.padEnd(18)} ${mine.toFixed(1).padStart(6)} µs CPU/request (median)  ceiling ÷ this ${(ceiling / mine).toFixed(2)}`,
+    );
   }
 }
 

@@ -16,12 +16,15 @@ import pino from 'pino';
 
 const [port, file, mode = ''] = process.argv.slice(2);
 const steps = new Set(mode.split('+'));
-const db = new Database(file!);
+const db = new Database(file);
 db.pragma('journal_mode = WAL');
 const credits = db.prepare('select available_credits from credit_balances where account_id = ?');
 const app = Fastify(
   steps.has('log')
-    ? { loggerInstance: pino({ level: 'info' }, pino.destination({ dest: 1, minLength: 4096, sync: false })), logController: new LogController({ disableRequestLogging: true }) }
+    ? {
+        loggerInstance: pino({ level: 'info' }, pino.destination({ dest: 1, minLength: 4096, sync: false })),
+        logController: new LogController({ disableRequestLogging: true }),
+      }
     : {},
 );
 app.get('/v1/credits/balance', (request, reply) => {

@@ -1,5 +1,5 @@
 /**
- * contacts/import at scale (API-EXTENSIONS §2; issue 10 "Speed": 1 M rows in ≤ 60 s on SQLite,
+ * contacts/import at scale (API.md §10.2; issue 10 "Speed": 1 M rows in ≤ 60 s on SQLite,
  * peak RSS ≤ 300 MB).
  *
  * Streams a CSV of `rows` rows (default 1,000,000, about 80 MB) to a temp file, then imports it
@@ -40,7 +40,6 @@ import { insertCustomField } from '../src/store/repositories/custom-fields.ts';
 import { insertGroup } from '../src/store/repositories/groups.ts';
 import { buildCopy } from './lib/build.ts';
 import { freePort, startServer, stopAll } from './lib/procs.ts';
-// @ts-expect-error: plain JavaScript without type declarations (bin/ runs before anything is built).
 import { chooseEntry } from '../bin/entry.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -56,9 +55,11 @@ const TARGET_SECONDS = 60;
 const TARGET_RSS_MB = 300;
 
 // The node flags `npm start` gives msgsvc (package.json), so this measures what runs in production.
-const START_FLAGS = (/^node((?:\s+--\S+)*)\s+bin\/msgsvc\.js/.exec(
-  (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '',
-)?.[1] ?? '')
+const START_FLAGS = (
+  /^node((?:\s+--\S+)*)\s+bin\/msgsvc\.js/.exec(
+    (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '',
+  )?.[1] ?? ''
+)
   .trim()
   .split(/\s+/)
   .filter(Boolean);
@@ -129,7 +130,9 @@ async function viaHttp(appRoot: string, dbPath: string, csvPath: string, token: 
         (res) => {
           let text = '';
           res.setEncoding('utf8').on('data', (d: string) => (text += d));
-          res.on('end', () => (res.statusCode === 200 ? resolvePromise(text) : reject(new Error(`HTTP ${res.statusCode}: ${text.slice(0, 500)}`))));
+          res.on('end', () =>
+            res.statusCode === 200 ? resolvePromise(text) : reject(new Error(`HTTP ${res.statusCode}: ${text.slice(0, 500)}`)),
+          );
         },
       );
       req.on('error', reject);
@@ -144,12 +147,16 @@ async function viaHttp(appRoot: string, dbPath: string, csvPath: string, token: 
 
 async function viaCli(appRoot: string, dbPath: string, csvPath: string, account: number): Promise<Run> {
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [...NODE_ARGS, join(appRoot, 'bin/msgsvc.js'), 'contacts', 'import', '--account', String(account), csvPath], {
-    env: { ...process.env, DATABASE_URL: dbPath, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...NODE_ARGS, join(appRoot, 'bin/msgsvc.js'), 'contacts', 'import', '--account', String(account), csvPath],
+    {
+      env: { ...process.env, DATABASE_URL: dbPath, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let stdout = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   // VmHWM only grows: the last reading before the exit is the peak, give or take the last 50 ms.
   let peakRssMiB = 0;
   const poll = setInterval(() => {
@@ -170,7 +177,7 @@ const dir = mkdtempSync(join(tmpdir(), 'msgsvc-import-1m-'));
 let exitCode = 0;
 try {
   const appRoot = flags.app ? resolve(flags.app) : flags.build ? buildCopy(dir) : ROOT;
-  const runs = flags.app || flags.build ? 'dist (a fresh build)' : (chooseEntry(ROOT) as { entry: string }).entry === 'dist' ? 'dist' : 'src through tsx';
+  const runs = flags.app || flags.build ? 'dist (a fresh build)' : chooseEntry(ROOT).entry === 'dist' ? 'dist' : 'src through tsx';
   const dbPath = join(dir, 'msgsvc.db');
   const store = openStore({ kind: 'sqlite', path: dbPath });
   await migrateToLatest(store);
@@ -185,8 +192,12 @@ try {
   const generated = Date.now();
   const expected = await writeCsv(csvPath, [g1, g2]);
   const size = statSync(csvPath).size;
-  console.log(`CSV: ${rows.toLocaleString('en-US')} rows, ${(size / 1e6).toFixed(1)} MB, written in ${((Date.now() - generated) / 1000).toFixed(1)} s`);
-  console.log(`import via ${via === 'http' ? 'POST /v1/contacts/import over a socket' : 'msgsvc contacts import'}; msgsvc runs ${runs} with node ${NODE_ARGS.join(' ')}`);
+  console.log(
+    `CSV: ${rows.toLocaleString('en-US')} rows, ${(size / 1e6).toFixed(1)} MB, written in ${((Date.now() - generated) / 1000).toFixed(1)} s`,
+  );
+  console.log(
+    `import via ${via === 'http' ? 'POST /v1/contacts/import over a socket' : 'msgsvc contacts import'}; msgsvc runs ${runs} with node ${NODE_ARGS.join(' ')}`,
+  );
 
   const run = via === 'http' ? await viaHttp(appRoot, dbPath, csvPath, token) : await viaCli(appRoot, dbPath, csvPath, account);
   const { Created, Updated, Failed, Errors } = run.report;
@@ -194,24 +205,42 @@ try {
 
   const check = openStore({ kind: 'sqlite', path: dbPath });
   const counted = async (table: 'contacts' | 'group_members' | 'custom_field_entries') =>
-    Number(((await check.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()) as { n: number }).n);
-  const inDb = { contacts: await counted('contacts'), memberships: await counted('group_members'), entries: await counted('custom_field_entries') };
+    Number(
+      (
+        await check.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const inDb = {
+    contacts: await counted('contacts'),
+    memberships: await counted('group_members'),
+    entries: await counted('custom_field_entries'),
+  };
   await check.close();
-  console.log(`database: ${inDb.contacts.toLocaleString('en-US')} contacts, ${inDb.memberships.toLocaleString('en-US')} memberships, ${inDb.entries.toLocaleString('en-US')} entries`);
+  console.log(
+    `database: ${inDb.contacts.toLocaleString('en-US')} contacts, ${inDb.memberships.toLocaleString('en-US')} memberships, ${inDb.entries.toLocaleString('en-US')} entries`,
+  );
 
-  const countsOk = Created === expected.created && Updated === expected.updated && Failed === expected.failed && inDb.contacts === expected.created;
+  const countsOk =
+    Created === expected.created && Updated === expected.updated && Failed === expected.failed && inDb.contacts === expected.created;
   if (!countsOk) {
     console.log(`COUNTS WRONG: expected ${JSON.stringify(expected)}, contacts in the database ${inDb.contacts}`);
     exitCode = 1;
   }
   const rate = Math.round(rows / run.seconds);
-  console.log(`import: ${run.seconds.toFixed(1)} s, ${rate.toLocaleString('en-US')} rows/s (target ≤ ${TARGET_SECONDS} s: ${run.seconds <= TARGET_SECONDS ? 'met' : 'MISSED'})`);
+  console.log(
+    `import: ${run.seconds.toFixed(1)} s, ${rate.toLocaleString('en-US')} rows/s (target ≤ ${TARGET_SECONDS} s: ${run.seconds <= TARGET_SECONDS ? 'met' : 'MISSED'})`,
+  );
   const peakMB = (run.peakRssMiB * 2 ** 20) / 1e6;
   console.log(
     `peak RSS: ${peakMB.toFixed(0)} MB = ${run.peakRssMiB.toFixed(0)} MiB${Number.isNaN(run.idleRssMiB) ? '' : ` (idle before: ${run.idleRssMiB.toFixed(0)} MiB)`} (target ≤ ${TARGET_RSS_MB} MB: ${peakMB <= TARGET_RSS_MB ? 'met' : 'MISSED'})`,
   );
   // One machine-readable line for npm run bench (bench/run.ts), which records it in its results.
-  console.log(`IMPORT ${JSON.stringify({ rows, seconds: Math.round(run.seconds * 10) / 10, rowsPerSecond: rate, peakRssMB: Math.round(peakMB) })}`);
+  console.log(
+    `IMPORT ${JSON.stringify({ rows, seconds: Math.round(run.seconds * 10) / 10, rowsPerSecond: rate, peakRssMB: Math.round(peakMB) })}`,
+  );
   if (rows >= 1_000_000 && (run.seconds > TARGET_SECONDS || peakMB > TARGET_RSS_MB) && !process.env.MSGSVC_BENCH_REPORT_ONLY) exitCode = 1;
 } finally {
   await stopAll();

@@ -41,7 +41,11 @@ const rounds = Number(flags.rounds);
 const iterations = Number(flags.iterations);
 const only = flags.only ? new Set(flags.only.split(',')) : undefined;
 if (!existsSync(flags.db)) throw new Error(`no database at ${flags.db}: run npm run bench once with --data-dir, or msgsvc generate`);
-const summary = JSON.parse(readFileSync(`${flags.db}.json`, 'utf8')) as { accountId: number; contactIds: number[]; entry: { id: number; customFieldId: number; contactId: number } };
+const summary = JSON.parse(readFileSync(`${flags.db}.json`, 'utf8')) as {
+  accountId: number;
+  contactIds: number[];
+  entry: { id: number; customFieldId: number; contactId: number };
+};
 const dir = mkdtempSync(join(tmpdir(), 'msgsvc-levers-'));
 const file = join(dir, 'levers.db');
 copyFileSync(flags.db, file);
@@ -67,7 +71,11 @@ function compare(name: string, sides: Record<string, (i: number) => unknown>): R
     }
   }
   const medians = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v.sort((a, b) => a - b)[Math.floor(v.length / 2)]!]));
-  console.log(`${name}: ${Object.entries(medians).map(([k, v]) => `${k} ${v.toFixed(2)} µs`).join(' · ')}`);
+  console.log(
+    `${name}: ${Object.entries(medians)
+      .map(([k, v]) => `${k} ${v.toFixed(2)} µs`)
+      .join(' · ')}`,
+  );
   return medians;
 }
 
@@ -79,9 +87,15 @@ if (!only || only.has('read-tx')) {
   const commit = db.prepare('COMMIT');
   const numbers = db.prepare(`select "number_e164" from "contacts" where "account_id" = ? and "id" = ?`).pluck();
   const e164s = summary.contactIds.slice(0, 5000).map((id) => numbers.get(ACCOUNT, id) as string);
-  const byE164 = db.prepare(`select "id", "number", "opted_out", "first_name", "last_name", "birthday", "email", "zip", "city", "created_at", "updated_at" from "contacts" where "account_id" = ? and "number_e164" = ?`);
-  const groupIds = db.prepare(`select "group_id" from "group_members" where "contact_id" = ? and "account_id" = ? order by "group_id"`).pluck();
-  const fieldIds = db.prepare(`select "custom_field_id" from "custom_field_entries" where "contact_id" = ? and "account_id" = ? order by "custom_field_id"`).pluck();
+  const byE164 = db.prepare(
+    `select "id", "number", "opted_out", "first_name", "last_name", "birthday", "email", "zip", "city", "created_at", "updated_at" from "contacts" where "account_id" = ? and "number_e164" = ?`,
+  );
+  const groupIds = db
+    .prepare(`select "group_id" from "group_members" where "contact_id" = ? and "account_id" = ? order by "group_id"`)
+    .pluck();
+  const fieldIds = db
+    .prepare(`select "custom_field_id" from "custom_field_entries" where "contact_id" = ? and "account_id" = ? order by "custom_field_id"`)
+    .pluck();
   const find = (i: number) => {
     const c = byE164.get(ACCOUNT, e164s[i % e164s.length]) as { id: number };
     return [c, groupIds.all(c.id, ACCOUNT), fieldIds.all(c.id, ACCOUNT)];
@@ -98,7 +112,11 @@ if (!only || only.has('read-tx')) {
     },
   });
   const totals = db.prepare(`select "scheduled_messages", "scheduled_messages_version" from "list_totals" where "account_id" = ?`);
-  const page = db.prepare(`select "id", "mobile_phone", "message", "scheduled_at", "status_id", "type_id", "mms_template_id", "subject" from "scheduled_messages" where "account_id" = ? order by "id" limit cast(? as integer) offset cast(? as integer)`).raw(true);
+  const page = db
+    .prepare(
+      `select "id", "mobile_phone", "message", "scheduled_at", "status_id", "type_id", "mms_template_id", "subject" from "scheduled_messages" where "account_id" = ? order by "id" limit cast(? as integer) offset cast(? as integer)`,
+    )
+    .raw(true);
   const smsPage = () => [totals.get(ACCOUNT), page.all(ACCOUNT, 100, 0)];
   results.readTxSms = compare('read-tx sms page 1 (2 statements)', {
     'own snapshots': smsPage,
@@ -117,14 +135,27 @@ if (!only || only.has('read-tx')) {
 if (!only || only.has('json-agg')) {
   const db = open();
   const columns = ['id', 'mobile_phone', 'message', 'scheduled_at', 'status_id', 'type_id', 'mms_template_id', 'subject'];
-  const raw = db.prepare(`select ${columns.map((c) => `"${c}"`).join(', ')} from "scheduled_messages" where "account_id" = ? order by "id" limit cast(? as integer) offset cast(? as integer)`).raw(true);
+  const raw = db
+    .prepare(
+      `select ${columns.map((c) => `"${c}"`).join(', ')} from "scheduled_messages" where "account_id" = ? order by "id" limit cast(? as integer) offset cast(? as integer)`,
+    )
+    .raw(true);
   const toRecord = scheduledMessageRecord(createTimeFormat('UTC'));
   const inJs = () => {
     const rows = raw.all(ACCOUNT, 100, 0) as unknown[][];
     const records = new Array(rows.length);
     for (let i = 0; i < rows.length; i++) {
       const v = rows[i]!;
-      records[i] = toRecord({ id: v[0], mobile_phone: v[1], message: v[2], scheduled_at: v[3], status_id: v[4], type_id: v[5], mms_template_id: v[6], subject: v[7] } as ScheduledMessageRow);
+      records[i] = toRecord({
+        id: v[0],
+        mobile_phone: v[1],
+        message: v[2],
+        scheduled_at: v[3],
+        status_id: v[4],
+        type_id: v[5],
+        mms_template_id: v[6],
+        subject: v[7],
+      } as ScheduledMessageRow);
     }
     return JSON.stringify(records);
   };
@@ -184,7 +215,9 @@ if (!only || only.has('checkpoint')) {
     times.sort((a, b) => a - b);
     const q = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))]!;
     const line = { p50: q(0.5), p99: q(0.99), p999: q(0.999), max: times.at(-1)! };
-    console.log(`checkpoint ${label}: ${rate}/s for ${seconds} s, latency µs p50 ${line.p50.toFixed(0)} p99 ${line.p99.toFixed(0)} p99.9 ${line.p999.toFixed(0)} max ${line.max.toFixed(0)}`);
+    console.log(
+      `checkpoint ${label}: ${rate}/s for ${seconds} s, latency µs p50 ${line.p50.toFixed(0)} p99 ${line.p99.toFixed(0)} p99.9 ${line.p999.toFixed(0)} max ${line.max.toFixed(0)}`,
+    );
     results[`checkpoint ${label}`] = line;
     await thread?.close();
     db.close();

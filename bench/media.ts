@@ -1,5 +1,5 @@
 /**
- * Media upload speed and memory (issue 13 "Speed"; API-EXTENSIONS §9), on SQLite and PostgreSQL.
+ * Media upload speed and memory (issue 13 "Speed"; API.md §10.7), on SQLite and PostgreSQL.
  *
  * For each store, each scenario runs against a FRESH `msgsvc serve` process (the flags of
  * `npm start`), so its peak RSS (VmHWM) belongs to that scenario alone:
@@ -39,7 +39,11 @@ const { values: flags } = parseArgs({
 });
 const UPLOADS = Number(flags.uploads);
 const APP = flags.app ?? ROOT;
-const NODE_FLAGS = (/^node((?:\s+--\S+)*)\s+bin\/msgsvc\.js/.exec((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '')?.[1] ?? '')
+const NODE_FLAGS = (
+  /^node((?:\s+--\S+)*)\s+bin\/msgsvc\.js/.exec(
+    (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '',
+  )?.[1] ?? ''
+)
   .trim()
   .split(/\s+/)
   .filter(Boolean);
@@ -48,13 +52,20 @@ const MiB = 1024 * 1024;
 /** A multipart/form-data body with one file part; returned as its head, the file, and its tail. */
 function multipartParts(filename: string, file: Buffer) {
   const boundary = '----msgsvc-bench-media';
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   return { head, file, tail, length: head.length + file.length + tail.length, contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
 /** POSTs one upload (written in 64 KiB pieces, as a client streams a file) and resolves with its status and Size. */
-function upload(server: Server, token: string, parts: ReturnType<typeof multipartParts>, agent: Agent): Promise<{ status: number; size: number }> {
+function upload(
+  server: Server,
+  token: string,
+  parts: ReturnType<typeof multipartParts>,
+  agent: Agent,
+): Promise<{ status: number; size: number }> {
   return new Promise((resolvePromise, reject) => {
     const req = httpRequest(
       `${server.url}/v1/media/upload?access_token=${token}`,
@@ -99,7 +110,15 @@ interface ScenarioResult {
   peakRssMiB: number;
 }
 
-async function scenario(kind: 'sqlite' | 'postgres', name: string, url: string, token: string, parts: ReturnType<typeof multipartParts>, uploads: number, concurrent: boolean): Promise<ScenarioResult> {
+async function scenario(
+  kind: 'sqlite' | 'postgres',
+  name: string,
+  url: string,
+  token: string,
+  parts: ReturnType<typeof multipartParts>,
+  uploads: number,
+  concurrent: boolean,
+): Promise<ScenarioResult> {
   const port = await freePort();
   const server = await startServer({
     name: `msgsvc-${kind}-${name}`,
@@ -131,9 +150,19 @@ async function scenario(kind: 'sqlite' | 'postgres', name: string, url: string, 
           return out;
         })();
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    for (const r of results) if (r.status !== 201 || r.size !== parts.file.length) throw new Error(`${kind} ${name}: upload answered ${r.status} (Size ${r.size})`);
+    for (const r of results)
+      if (r.status !== 201 || r.size !== parts.file.length)
+        throw new Error(`${kind} ${name}: upload answered ${r.status} (Size ${r.size})`);
     const mib = (uploads * parts.file.length) / MiB;
-    return { scenario: name, uploads, mib: round(mib), seconds: round(seconds), mibPerSecond: round(mib / seconds), baseRssMiB: round(baseRssMiB), peakRssMiB: round(server.peakRssMiB()) };
+    return {
+      scenario: name,
+      uploads,
+      mib: round(mib),
+      seconds: round(seconds),
+      mibPerSecond: round(mib / seconds),
+      baseRssMiB: round(baseRssMiB),
+      peakRssMiB: round(server.peakRssMiB()),
+    };
   } finally {
     agent.destroy();
     await server.stop();
@@ -162,7 +191,9 @@ async function run(kind: 'sqlite' | 'postgres'): Promise<ScenarioResult[]> {
       await scenario(kind, 'four70', db.url, token, multipartParts('big.png', big), 4, true),
     ];
     for (const r of out) {
-      console.log(`${kind.padEnd(8)} ${r.scenario.padEnd(7)} ${String(r.uploads).padStart(2)} × ${(r.mib / r.uploads).toFixed(1)} MiB in ${r.seconds.toFixed(2)} s = ${r.mibPerSecond.toFixed(1)} MiB/s; RSS ${r.baseRssMiB} MiB at start, peak ${r.peakRssMiB} MiB`);
+      console.log(
+        `${kind.padEnd(8)} ${r.scenario.padEnd(7)} ${String(r.uploads).padStart(2)} × ${(r.mib / r.uploads).toFixed(1)} MiB in ${r.seconds.toFixed(2)} s = ${r.mibPerSecond.toFixed(1)} MiB/s; RSS ${r.baseRssMiB} MiB at start, peak ${r.peakRssMiB} MiB`,
+      );
     }
     return out;
   } finally {

@@ -64,18 +64,24 @@ function analyse(file: string, top: number): void {
   const self = new Map<number, number>();
   p.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0)));
   const total = [...self.values()].reduce((a, b) => a + b, 0);
-  const idle = [...self.entries()].filter(([id]) => ['(idle)', '(program)', '(garbage collector)'].includes(byId.get(id)!.callFrame.functionName));
+  const idle = [...self.entries()].filter(([id]) =>
+    ['(idle)', '(program)', '(garbage collector)'].includes(byId.get(id)!.callFrame.functionName),
+  );
   const fn = new Map<string, number>();
   const pkg = new Map<string, number>();
   for (const [id, t] of self) {
     const n = byId.get(id)!;
     const key = `${n.callFrame.functionName || '(anonymous)'}  ${where(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
     fn.set(key, (fn.get(key) ?? 0) + t);
-    const k = ['(idle)', '(program)', '(garbage collector)'].includes(n.callFrame.functionName) ? n.callFrame.functionName : where(n.callFrame.url);
+    const k = ['(idle)', '(program)', '(garbage collector)'].includes(n.callFrame.functionName)
+      ? n.callFrame.functionName
+      : where(n.callFrame.url);
     pkg.set(k, (pkg.get(k) ?? 0) + t);
   }
   const pct = (t: number) => `${((t / total) * 100).toFixed(1).padStart(5)} % ${(t / perRequest).toFixed(2).padStart(7)} µs/req`;
-  console.log(`\nself time by package/file (${(total / 1e6).toFixed(1)} s sampled; idle ${pct(idle.filter(([id]) => byId.get(id)!.callFrame.functionName === '(idle)').reduce((a, [, t]) => a + t, 0))})`);
+  console.log(
+    `\nself time by package/file (${(total / 1e6).toFixed(1)} s sampled; idle ${pct(idle.filter(([id]) => byId.get(id)!.callFrame.functionName === '(idle)').reduce((a, [, t]) => a + t, 0))})`,
+  );
   for (const [k, t] of [...pkg].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${pct(t)}  ${k}`);
   // Inclusive time of our own functions and of the hooks/handlers around them.
   const parent = new Map<number, number>();
@@ -86,7 +92,14 @@ function analyse(file: string, top: number): void {
     for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
       const n = byId.get(cur)!;
       const w = where(n.callFrame.url);
-      if (!w.startsWith('src/') && !w.startsWith('fastify') && !w.startsWith('pino') && !w.startsWith('rate-limiter') && !w.startsWith('libphonenumber')) continue;
+      if (
+        !w.startsWith('src/') &&
+        !w.startsWith('fastify') &&
+        !w.startsWith('pino') &&
+        !w.startsWith('rate-limiter') &&
+        !w.startsWith('libphonenumber')
+      )
+        continue;
       const key = `${n.callFrame.functionName || '(anonymous)'}  ${w}:${n.callFrame.lineNumber + 1}`;
       if (seen.has(key)) continue;
       seen.add(key);
@@ -105,7 +118,7 @@ async function main(): Promise<void> {
   const m = machine();
   const cpu = m.taskset && m.nproc >= 2 ? 0 : undefined;
   if (cpu !== undefined) pinSelf(1);
-  const dir = resolve(flags['data-dir']!);
+  const dir = resolve(flags['data-dir']);
   mkdirSync(dir, { recursive: true });
   const size = Number(flags.contacts);
   const data = await ensureDataset(dir, size);

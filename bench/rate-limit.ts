@@ -19,7 +19,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { RateLimiterCluster, RateLimiterClusterMaster, RateLimiterMemory, RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterCluster,
+  RateLimiterClusterMaster,
+  RateLimiterMemory,
+  RateLimiterRes,
+  RateLimiterSQLite,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createRateLimit } from '../src/http/plugins/rate-limit.ts';
 import { FixedWindowCounter } from '../src/http/rate-limiter-backend.ts';
@@ -34,7 +41,10 @@ const cpuNow = () => {
 };
 
 /** `n` consumes of `limiter`, `BATCH` in flight; returns [wall ms, CPU µs, consumed seen last]. */
-async function drive(limiter: Pick<RateLimiterAbstract, 'consume'>, n: number): Promise<{ wallMs: number; cpuUs: number; maxConsumed: number }> {
+async function drive(
+  limiter: Pick<RateLimiterAbstract, 'consume'>,
+  n: number,
+): Promise<{ wallMs: number; cpuUs: number; maxConsumed: number }> {
   const cpu0 = cpuNow();
   const t0 = performance.now();
   let maxConsumed = 0;
@@ -59,7 +69,9 @@ async function drive(limiter: Pick<RateLimiterAbstract, 'consume'>, n: number): 
 
 async function inProcess(n: number): Promise<void> {
   const row = (name: string, cpu: number, wall: number) =>
-    `${name.padEnd(34)} ${(cpu / n).toFixed(3).padStart(7)} µs CPU/consume  ${Math.round(n / (wall / 1000)).toLocaleString('en-US').padStart(12)} consumes/s`;
+    `${name.padEnd(34)} ${(cpu / n).toFixed(3).padStart(7)} µs CPU/consume  ${Math.round(n / (wall / 1000))
+      .toLocaleString('en-US')
+      .padStart(12)} consumes/s`;
   const counter = new FixedWindowCounter(WINDOW);
   for (let i = 0; i < 100_000; i++) counter.consume(42); // warm-up
   const cpu0 = cpuNow();
@@ -126,7 +138,11 @@ async function runClusterPhases(): Promise<void> {
           { length: workers },
           () =>
             new Promise<{ cpuUs: number; maxConsumed: number }>((resolve, reject) => {
-              const w = cluster.fork({ RL_BENCH_KIND: kind, RL_BENCH_N: String(Math.floor(total / workers)), RL_BENCH_FILE: join(dir, 'rate.db') });
+              const w = cluster.fork({
+                RL_BENCH_KIND: kind,
+                RL_BENCH_N: String(Math.floor(total / workers)),
+                RL_BENCH_FILE: join(dir, 'rate.db'),
+              });
               w.on('message', (m: { bench?: { cpuUs: number; maxConsumed: number } }) => {
                 if (m.bench) resolve(m.bench);
               });
@@ -141,7 +157,9 @@ async function runClusterPhases(): Promise<void> {
       const exact = Math.max(...reports.map((r) => r.maxConsumed)) === n;
       console.log(
         `${workers} processes, ${kind === 'ipc' ? 'RateLimiterCluster (IPC to primary)' : 'RateLimiterSQLite (separate file)  '}: ` +
-          `${Math.round(n / (wall / 1000)).toLocaleString('en-US').padStart(8)} consumes/s, CPU/consume: workers ${(workerCpu / n).toFixed(1)} µs + primary ${(primaryCpu / n).toFixed(1)} µs` +
+          `${Math.round(n / (wall / 1000))
+            .toLocaleString('en-US')
+            .padStart(8)} consumes/s, CPU/consume: workers ${(workerCpu / n).toFixed(1)} µs + primary ${(primaryCpu / n).toFixed(1)} µs` +
           ` (incl. process start-up), exact: ${exact}`,
       );
       for (const w of Object.values(cluster.workers ?? {})) w?.kill();
@@ -157,11 +175,18 @@ async function worker(): Promise<void> {
   if (process.env.RL_BENCH_KIND === 'ipc') {
     limiter = new RateLimiterCluster({ points: LIMIT, duration: WINDOW, keyPrefix: 'bench', timeoutMs: 5000 });
   } else {
-    const db = new Database(process.env.RL_BENCH_FILE!);
+    const db = new Database(process.env.RL_BENCH_FILE);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 5000');
-    limiter = new RateLimiterSQLite({ storeClient: db, storeType: 'better-sqlite3', tableName: 'rl', tableCreated: true, points: LIMIT, duration: WINDOW });
+    limiter = new RateLimiterSQLite({
+      storeClient: db,
+      storeType: 'better-sqlite3',
+      tableName: 'rl',
+      tableCreated: true,
+      points: LIMIT,
+      duration: WINDOW,
+    });
   }
   const r = await drive(limiter, n);
   process.send!({ bench: { cpuUs: r.cpuUs, maxConsumed: r.maxConsumed } });

@@ -20,7 +20,17 @@ export interface SideResult {
   /** Median over rounds of the server's CPU time (user + system) per response, in µs. */
   cpuMicrosPerRequest?: number;
   /** Open-loop latency at a steady rate below saturation (msgsvc's half load; the ceiling at the same rate). */
-  paced?: { rate: number; p50Ms: number; p99Ms: number; maxMs: number; achievedRps: number; unexpected: number; errors: number; rounds?: number; roundP99Ms?: number[] };
+  paced?: {
+    rate: number;
+    p50Ms: number;
+    p99Ms: number;
+    maxMs: number;
+    achievedRps: number;
+    unexpected: number;
+    errors: number;
+    rounds?: number;
+    roundP99Ms?: number[];
+  };
 }
 
 export interface ScenarioResult {
@@ -66,7 +76,16 @@ export interface BenchResult {
   date: string;
   mode: 'quick' | 'full';
   machine: Machine;
-  plan: { sizes: number[]; rounds: number; durationSeconds: number; warmupSeconds: number; connections: number; pacedSeconds: number; pacedRounds?: number; pacedShare: number };
+  plan: {
+    sizes: number[];
+    rounds: number;
+    durationSeconds: number;
+    warmupSeconds: number;
+    connections: number;
+    pacedSeconds: number;
+    pacedRounds?: number;
+    pacedShare: number;
+  };
   serverPinnedToCpu: number | null;
   /** `runs`: what bin/msgsvc.js ran, the build in dist/ or the sources through tsx (bin/entry.js). */
   msgsvc: { env: Record<string, string>; logTo: string; nodeFlags?: string[]; runs?: 'dist' | 'src' };
@@ -247,7 +266,9 @@ export function evaluateTargets(r: BenchResult): TargetResult[] {
       const run = d.dispatch.find((x) => x.store === store);
       out.push({
         target: `dispatcher (\`msgsvc worker\`) ≥ 5,000 messages/s Queued → Delivered to the sandbox (${store === 'sqlite' ? 'SQLite' : 'PostgreSQL'})`,
-        measured: run ? `${fmt(run.messagesPerSecond)} msg/s (${fmt(run.messages)} in ${run.seconds.toFixed(1)} s)` : `not measured (${d.skipped.join('; ') || 'skipped'})`,
+        measured: run
+          ? `${fmt(run.messagesPerSecond)} msg/s (${fmt(run.messages)} in ${run.seconds.toFixed(1)} s)`
+          : `not measured (${d.skipped.join('; ') || 'skipped'})`,
         met: run ? run.messagesPerSecond >= 5000 : null,
       });
     }
@@ -262,13 +283,15 @@ export function evaluateTargets(r: BenchResult): TargetResult[] {
       target: 'SMPP ≥ 1,000 messages/s queued → submit_sm_resp (Perl SMSC on loopback, windows 10 and 50)',
       measured:
         runs.length > 0
-          ? runs.map((x) => `window ${x.window}: ${fmt(x.perSecond)} msg/s (SMSC CPU ${x.smscCpuPercent} %, msgsvc ${x.msgsvcCpuPercent} %)`).join('; ') + ` (${fmt(r.smpp!.messages)} messages)`
+          ? runs
+              .map((x) => `window ${x.window}: ${fmt(x.perSecond)} msg/s (SMSC CPU ${x.smscCpuPercent} %, msgsvc ${x.msgsvcCpuPercent} %)`)
+              .join('; ') + ` (${fmt(r.smpp!.messages)} messages)`
           : (notMeasured('smpp') ?? `not measured (${r.smpp?.skipped ?? 'skipped'})`),
       met: runs.length > 0 ? runs.every((x) => x.perSecond >= 1000) : null,
     });
   }
   if (r.media || notMeasured('media')) {
-    const stores = Object.entries(r.media?.results ?? {}) as [string, MediaScenario[]][];
+    const stores = Object.entries<MediaScenario[]>(r.media?.results ?? {});
     const part = (name: string, show: (x: MediaScenario) => string) =>
       stores.length > 0
         ? stores
@@ -284,7 +307,18 @@ export function evaluateTargets(r: BenchResult): TargetResult[] {
     });
     out.push({
       target: 'media/upload of 70 MB, one and then 4 at once: peak RSS (measured, no target set)',
-      measured: stores.length > 0 ? stores.map(([store, xs]) => `${storeName(store)} ${['one70', 'four70'].map((n) => xs.find((x) => x.scenario === n)).map((x) => (x ? `${(x.peakRssMiB * MIB_TO_MB).toFixed(0)} MB` : '–')).join(' / ')}`).join('; ') : (notMeasured('media') ?? 'not measured'),
+      measured:
+        stores.length > 0
+          ? stores
+              .map(
+                ([store, xs]) =>
+                  `${storeName(store)} ${['one70', 'four70']
+                    .map((n) => xs.find((x) => x.scenario === n))
+                    .map((x) => (x ? `${(x.peakRssMiB * MIB_TO_MB).toFixed(0)} MB` : '–'))
+                    .join(' / ')}`,
+              )
+              .join('; ')
+          : (notMeasured('media') ?? 'not measured'),
       met: null,
     });
   }
@@ -292,7 +326,10 @@ export function evaluateTargets(r: BenchResult): TargetResult[] {
     const runs = r.webhooks?.results ?? [];
     out.push({
       target: 'webhook deliveries per second to a loopback receiver (measured, no target set)',
-      measured: runs.length > 0 ? runs.map((x) => `${storeName(x.store)} ${fmt(x.deliveriesPerSecond)}/s`).join('; ') + ` (${fmt(r.webhooks!.events)} events)` : (notMeasured('webhooks') ?? 'not measured'),
+      measured:
+        runs.length > 0
+          ? runs.map((x) => `${storeName(x.store)} ${fmt(x.deliveriesPerSecond)}/s`).join('; ') + ` (${fmt(r.webhooks!.events)} events)`
+          : (notMeasured('webhooks') ?? 'not measured'),
       met: null,
     });
   }
@@ -331,7 +368,10 @@ export function evaluateTargets(r: BenchResult): TargetResult[] {
     });
   }
   // Issue 15: every read ≥ 0.65 × its floor, every write ≥ 0.55 × its floor, at every size measured.
-  for (const [kind, min] of [['read', 0.65], ['write', 0.55]] as const) {
+  for (const [kind, min] of [
+    ['read', 0.65],
+    ['write', 0.55],
+  ] as const) {
     const rows = r.scenarios.filter((s) => s.kind === kind && s.floorRatio !== undefined);
     if (rows.length === 0) continue;
     const misses = rows.filter((s) => s.floorRatio! < min);
@@ -339,7 +379,9 @@ export function evaluateTargets(r: BenchResult): TargetResult[] {
       target: `every ${kind} scenario ≥ ${min.toFixed(2)} × its floor (bench/floors/)`,
       measured:
         `${rows.length - misses.length} of ${rows.length} met` +
-        (misses.length > 0 ? `; below: ${misses.map((s) => `${s.scenario} ${vs(s.floorRatio!, min)} (${human(s.contacts)})`).join(', ')}` : `; worst ${vs(Math.min(...rows.map((s) => s.floorRatio!)), min)}`),
+        (misses.length > 0
+          ? `; below: ${misses.map((s) => `${s.scenario} ${vs(s.floorRatio!, min)} (${human(s.contacts)})`).join(', ')}`
+          : `; worst ${vs(Math.min(...rows.map((s) => s.floorRatio!)), min)}`),
       met: misses.length === 0,
     });
   }
@@ -354,15 +396,23 @@ export function evaluateTargets(r: BenchResult): TargetResult[] {
       target: `p99 ≤ 5 ms at half of msgsvc's throughput (${human(largest!)}, ${r.plan.connections} connections) where the ceiling's p99 at that rate is ≤ 3 ms`,
       measured:
         `${judged.length - misses.length} of ${judged.length} met` +
-        (misses.length > 0 ? `; above: ${misses.map((s) => `${s.scenario} ${s.msgsvc.paced!.p99Ms} ms (ceiling ${s.ceiling.paced!.p99Ms})`).join(', ')}` : '') +
-        (notJudged.length > 0 ? `; not judged (ceiling p99 > 3 ms): ${notJudged.map((s) => `${s.scenario} ${s.msgsvc.paced!.p99Ms} ms (ceiling ${s.ceiling.paced?.p99Ms ?? '–'})`).join(', ')}` : ''),
+        (misses.length > 0
+          ? `; above: ${misses.map((s) => `${s.scenario} ${s.msgsvc.paced!.p99Ms} ms (ceiling ${s.ceiling.paced!.p99Ms})`).join(', ')}`
+          : '') +
+        (notJudged.length > 0
+          ? `; not judged (ceiling p99 > 3 ms): ${notJudged.map((s) => `${s.scenario} ${s.msgsvc.paced!.p99Ms} ms (ceiling ${s.ceiling.paced?.p99Ms ?? '–'})`).join(', ')}`
+          : ''),
       met: judged.length > 0 ? misses.length === 0 : null,
     });
   }
   const ds = r.datasets.find((d) => d.contacts === largest);
   if (ds?.msgsvcPeakRssMiB !== undefined) {
     const mb = ds.msgsvcPeakRssMiB * MIB_TO_MB;
-    out.push({ target: `RSS ≤ 200 MB at ${human(largest!)} contacts with ${human(largest!)} messages in the log`, measured: `peak ${mb.toFixed(0)} MB (${ds.msgsvcPeakRssMiB.toFixed(0)} MiB)`, met: mb <= 200 });
+    out.push({
+      target: `RSS ≤ 200 MB at ${human(largest!)} contacts with ${human(largest!)} messages in the log`,
+      measured: `peak ${mb.toFixed(0)} MB (${ds.msgsvcPeakRssMiB.toFixed(0)} MiB)`,
+      met: mb <= 200,
+    });
   }
   return out;
 }
@@ -393,15 +443,24 @@ export function renderMarkdown(r: BenchResult, resultFile: string): string {
   );
   lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const s of r.scenarios) {
-    const instr = s.msgsvc.instructionsPerRequest !== null ? `${fmt(s.msgsvc.instructionsPerRequest)} / ${fmt(s.ceiling.instructionsPerRequest ?? NaN)}` : 'n/a';
+    const instr =
+      s.msgsvc.instructionsPerRequest !== null
+        ? `${fmt(s.msgsvc.instructionsPerRequest)} / ${fmt(s.ceiling.instructionsPerRequest ?? NaN)}`
+        : 'n/a';
     const title = s.page !== undefined ? `${s.title} (page ${fmt(s.page)})` : s.title;
     const bad = s.msgsvc.unexpected + s.msgsvc.errors > 0 ? ` ⚠ ${s.msgsvc.unexpected} unexpected, ${s.msgsvc.errors} errors` : '';
     const ceilingPaced = s.ceiling.paced ? ` (${s.ceiling.paced.p99Ms})` : '';
-    const paced = s.msgsvc.paced ? `${s.msgsvc.paced.p50Ms} / ${s.msgsvc.paced.p99Ms}${ceilingPaced} at ${fmt(s.msgsvc.paced.rate)}/s` : '–';
+    const paced = s.msgsvc.paced
+      ? `${s.msgsvc.paced.p50Ms} / ${s.msgsvc.paced.p99Ms}${ceilingPaced} at ${fmt(s.msgsvc.paced.rate)}/s`
+      : '–';
     const cpu = `${s.msgsvc.cpuMicrosPerRequest ?? '–'} / ${s.ceiling.cpuMicrosPerRequest ?? '–'}`;
     const floorMin = s.kind === 'read' ? 0.65 : s.kind === 'write' ? 0.55 : undefined;
     const vsFloor =
-      s.floorRatio !== undefined ? floorMin !== undefined ? `**${vs(s.floorRatio, floorMin)}** (${floorMin.toFixed(2)}: ${s.floorRatio >= floorMin ? 'met' : 'not met'})` : `**${s.floorRatio.toFixed(2)}**` : '–';
+      s.floorRatio !== undefined
+        ? floorMin !== undefined
+          ? `**${vs(s.floorRatio, floorMin)}** (${floorMin.toFixed(2)}: ${s.floorRatio >= floorMin ? 'met' : 'not met'})`
+          : `**${s.floorRatio.toFixed(2)}**`
+        : '–';
     lines.push(
       `| ${title}${bad} | ${human(s.contacts)} | ${fmt(s.ceiling.medianRps)} | ${s.floor ? fmt(s.floor.medianRps) : '–'} | ${fmt(s.msgsvc.medianRps)} | **${s.ratio.toFixed(2)}** | ${vsFloor} | ${s.floorCpuRatio !== undefined ? `${s.floorCpuRatio.toFixed(2)} (${s.floor!.cpuMicrosPerRequest} µs)` : '–'} | ${s.floorCeilingRatio !== undefined ? s.floorCeilingRatio.toFixed(2) : '–'} | ${s.msgsvc.p50Ms} / ${s.msgsvc.p99Ms} (${s.ceiling.p99Ms}) | ${paced} | ${cpu} | ${instr} |`,
     );
@@ -422,7 +481,9 @@ export function renderMarkdown(r: BenchResult, resultFile: string): string {
         `then \`msgsvc worker\` alone taking them Queued → Delivered to the sandbox (MSGSVC_SANDBOX_RECEIPT_MS=0, other settings at their defaults).`,
     );
     lines.push('');
-    lines.push('| Store | send-group queued in | Dispatcher msg/s | Dispatch time | Worker CPU (waited for a CPU) | PostgreSQL CPU | Worker peak RSS | Load (1 min) |');
+    lines.push(
+      '| Store | send-group queued in | Dispatcher msg/s | Dispatch time | Worker CPU (waited for a CPU) | PostgreSQL CPU | Worker peak RSS | Load (1 min) |',
+    );
     lines.push('|---|---:|---:|---:|---:|---:|---:|---:|');
     for (const store of ['sqlite', 'postgres'] as const) {
       const g = d.sendGroup.find((x) => x.store === store);
@@ -438,16 +499,18 @@ export function renderMarkdown(r: BenchResult, resultFile: string): string {
     lines.push('');
     lines.push(
       `SMPP (\`bench/smpp.ts\`, ${fmt(r.smpp.messages)} one-segment messages per window): the dispatcher and the SMPP carrier in one process against the Perl SMSC (Net::SMPP) on loopback, ` +
-        'answering every submit_sm at once, no receipts; from the dispatcher\'s start to the last submit_sm_resp.',
+        "answering every submit_sm at once, no receipts; from the dispatcher's start to the last submit_sm_resp.",
     );
     lines.push('');
     lines.push('| Window | msg/s queued → submit_sm_resp | Last submit_sm_resp | All Sent committed | SMSC CPU (one core) | msgsvc CPU |');
     lines.push('|---:|---:|---:|---:|---:|---:|');
     for (const x of r.smpp.runs) {
-      lines.push(`| ${x.window} | **${fmt(x.perSecond)}** | ${x.toRespSeconds} s | ${x.toSentSeconds} s | ${x.smscCpuSeconds} s (${x.smscCpuPercent} %) | ${x.msgsvcCpuSeconds} s (${x.msgsvcCpuPercent} %) |`);
+      lines.push(
+        `| ${x.window} | **${fmt(x.perSecond)}** | ${x.toRespSeconds} s | ${x.toSentSeconds} s | ${x.smscCpuSeconds} s (${x.smscCpuPercent} %) | ${x.msgsvcCpuSeconds} s (${x.msgsvcCpuPercent} %) |`,
+      );
     }
   }
-  const mediaStores = Object.entries(r.media?.results ?? {}) as [string, MediaScenario[]][];
+  const mediaStores = Object.entries<MediaScenario[]>(r.media?.results ?? {});
   if (r.media && mediaStores.length > 0) {
     lines.push('');
     lines.push(
@@ -475,7 +538,9 @@ export function renderMarkdown(r: BenchResult, resultFile: string): string {
     lines.push('| Store | Deliveries/s | Time | Outbox writes/s | Deliverer CPU | Load (1 min) |');
     lines.push('|---|---:|---:|---:|---:|---:|');
     for (const x of r.webhooks.results) {
-      lines.push(`| ${storeName(x.store)} | **${fmt(x.deliveriesPerSecond)}** | ${x.seconds} s | ${fmt(x.outboxWritesPerSecond)} | ${x.cpuSeconds} s | ${x.loadBefore} |`);
+      lines.push(
+        `| ${storeName(x.store)} | **${fmt(x.deliveriesPerSecond)}** | ${x.seconds} s | ${fmt(x.outboxWritesPerSecond)} | ${x.cpuSeconds} s | ${x.loadBefore} |`,
+      );
     }
   }
   lines.push('');
@@ -488,7 +553,9 @@ export function renderMarkdown(r: BenchResult, resultFile: string): string {
   }
   lines.push('');
   const la = r.loadAverage;
-  lines.push(`Whole run: ${r.seconds} s.${la ? ` Load average (1, 5, 15 min) at the start: ${la.start.join(', ')}${la.end ? `; at the end: ${la.end.join(', ')}` : ''} (2 CPUs; above 2 means other work was waiting for them).` : ''}`);
+  lines.push(
+    `Whole run: ${r.seconds} s.${la ? ` Load average (1, 5, 15 min) at the start: ${la.start.join(', ')}${la.end ? `; at the end: ${la.end.join(', ')}` : ''} (2 CPUs; above 2 means other work was waiting for them).` : ''}`,
+  );
   return lines.join('\n');
 }
 

@@ -41,7 +41,6 @@ import { ensureDataset } from './lib/data.ts';
 import { pacedLoad, poolPacedRuns, type PacedRun } from './lib/paced.ts';
 import { countInstructions, freePort, machine, pinSelf, runToCompletion, startServer, stopAll, type Server } from './lib/procs.ts';
 import { SCENARIOS, deepPage, type Dataset, type Scenario } from './scenarios.ts';
-// @ts-expect-error: plain JavaScript without type declarations (bin/ runs before anything is built).
 import { chooseEntry } from '../bin/entry.js';
 import {
   renderMarkdown,
@@ -57,9 +56,11 @@ import {
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 // The node flags `npm start` gives msgsvc (package.json), so the bench measures what runs in production.
-const MSGSVC_NODE_FLAGS = (/^node((?:\s+--\S+)*)\s+bin\/msgsvc\.js/.exec(
-  (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '',
-)?.[1] ?? '')
+const MSGSVC_NODE_FLAGS = (
+  /^node((?:\s+--\S+)*)\s+bin\/msgsvc\.js/.exec(
+    (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '',
+  )?.[1] ?? ''
+)
   .trim()
   .split(/\s+/)
   .filter(Boolean);
@@ -136,7 +137,8 @@ const median = (xs: number[]): number => {
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
-const percentile = (sorted: Float64Array, p: number): number => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!);
+const percentile = (sorted: Float64Array, p: number): number =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 const round = (x: number, digits = 2): number => Math.round(x * 10 ** digits) / 10 ** digits;
 
 interface Run {
@@ -226,8 +228,12 @@ async function main(): Promise<void> {
   const m = machine();
   const serverCpu = m.taskset && m.nproc >= 2 ? 0 : undefined;
   if (serverCpu !== undefined) pinSelf(1);
-  log(`machine: ${m.nproc} CPUs (${m.cpuModel}), Node ${m.node}; taskset ${m.taskset ? 'yes' : 'no'}; perf counters ${m.perfCounters ? 'yes' : 'no'}`);
-  log(`plan: sizes ${plan.sizes.join(', ')}; ${plan.rounds} round(s) of ${plan.duration}s per server and scenario, ${plan.connections} connections`);
+  log(
+    `machine: ${m.nproc} CPUs (${m.cpuModel}), Node ${m.node}; taskset ${m.taskset ? 'yes' : 'no'}; perf counters ${m.perfCounters ? 'yes' : 'no'}`,
+  );
+  log(
+    `plan: sizes ${plan.sizes.join(', ')}; ${plan.rounds} round(s) of ${plan.duration}s per server and scenario, ${plan.connections} connections`,
+  );
 
   const keepData = flags['data-dir'] !== undefined;
   const dataDir = keepData ? resolve(flags['data-dir']!) : mkdtempSync(join(tmpdir(), 'msgsvc-bench-'));
@@ -250,9 +256,23 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     mode: quick ? 'quick' : 'full',
     machine: m,
-    plan: { sizes: plan.sizes, rounds: plan.rounds, durationSeconds: plan.duration, warmupSeconds: plan.warmup, connections: plan.connections, pacedSeconds: plan.paced, pacedRounds: plan.pacedRounds, pacedShare: PACED_SHARE },
+    plan: {
+      sizes: plan.sizes,
+      rounds: plan.rounds,
+      durationSeconds: plan.duration,
+      warmupSeconds: plan.warmup,
+      connections: plan.connections,
+      pacedSeconds: plan.paced,
+      pacedRounds: plan.pacedRounds,
+      pacedShare: PACED_SHARE,
+    },
     serverPinnedToCpu: serverCpu ?? null,
-    msgsvc: { env: { LOG_LEVEL: 'info', MSGSVC_RATE_LIMIT: '1000000000', MSGSVC_DISPATCHER: '0' }, logTo: '/dev/null', nodeFlags: msgsvcNodeArgs, runs: flags.build ? 'dist' : chooseEntry(ROOT).entry },
+    msgsvc: {
+      env: { LOG_LEVEL: 'info', MSGSVC_RATE_LIMIT: '1000000000', MSGSVC_DISPATCHER: '0' },
+      logTo: '/dev/null',
+      nodeFlags: msgsvcNodeArgs,
+      runs: flags.build ? 'dist' : chooseEntry(ROOT).entry,
+    },
     loadAverage: { start: loadavg().map((x) => Math.round(x * 100) / 100) },
     datasets: [],
     scenarios: [],
@@ -307,7 +327,8 @@ async function main(): Promise<void> {
           return;
         }
         result.smpp = smpp;
-        for (const x of smpp.runs) log(`SMPP window ${x.window}: ${x.perSecond} msg/s (SMSC CPU ${x.smscCpuPercent} %, msgsvc CPU ${x.msgsvcCpuPercent} %)`);
+        for (const x of smpp.runs)
+          log(`SMPP window ${x.window}: ${x.perSecond} msg/s (SMSC CPU ${x.smscCpuPercent} %, msgsvc CPU ${x.msgsvcCpuPercent} %)`);
       },
     },
     {
@@ -317,7 +338,12 @@ async function main(): Promise<void> {
       tolerant: true,
       run: async (timeoutMs) => {
         log(`media/upload: a 10 MB PNG ${plan.mediaUploads} times, one and four 70 MB uploads (bench/media.ts)`);
-        const media = await runSummarised<MediaBenchResult>('bench/media.ts', ['--uploads', String(plan.mediaUploads), ...(appRoot !== ROOT ? ['--app', appRoot] : [])], 'MEDIA', timeoutMs);
+        const media = await runSummarised<MediaBenchResult>(
+          'bench/media.ts',
+          ['--uploads', String(plan.mediaUploads), ...(appRoot !== ROOT ? ['--app', appRoot] : [])],
+          'MEDIA',
+          timeoutMs,
+        );
         result.media = media;
         for (const [store, xs] of Object.entries(media.results)) {
           for (const x of xs ?? []) log(`media ${store} ${x.scenario}: ${x.mibPerSecond} MiB/s, peak RSS ${x.peakRssMiB} MiB`);
@@ -357,11 +383,27 @@ async function main(): Promise<void> {
   for (const size of plan.sizes) {
     if (scenariosFor(size).length === 0) continue;
     const data = await generate(dataDir, size);
-    result.datasets.push({ contacts: size, messages: data.messages, generateSeconds: data.generateSeconds, group: data.group, entry: data.entry });
+    result.datasets.push({
+      contacts: size,
+      messages: data.messages,
+      generateSeconds: data.generateSeconds,
+      group: data.group,
+      entry: data.entry,
+    });
     // sms/send spends credits: the generated balance (1,000,000) would run out over a few runs on
     // a kept --data-dir, and a 422 is not what the scenario measures.
     if (scenariosFor(size).some((s) => s.name === 'sms-send')) {
-      await runToCompletion(process.execPath, [join(appRoot, 'bin/msgsvc.js'), '--database-url', join(dataDir, `msgsvc-${size}.db`), 'credits', 'set', '--account', String(data.accountId), '--amount', String(BENCH_CREDITS)]);
+      await runToCompletion(process.execPath, [
+        join(appRoot, 'bin/msgsvc.js'),
+        '--database-url',
+        join(dataDir, `msgsvc-${size}.db`),
+        'credits',
+        'set',
+        '--account',
+        String(data.accountId),
+        '--amount',
+        String(BENCH_CREDITS),
+      ]);
     }
     // The scenario's floor on the same database, pinned like the ceiling and msgsvc.
     const floorPort = await freePort();
@@ -387,7 +429,10 @@ async function main(): Promise<void> {
     try {
       for (const scenario of scenariosFor(size)) {
         const hasFloor = scenario.kind !== 'auth';
-        const needed = (hasFloor ? 3 : 2) * (plan.warmup + plan.rounds * plan.duration) + (size === plan.sizes.at(-1) ? 2 * plan.pacedRounds * plan.paced : 0) + 1;
+        const needed =
+          (hasFloor ? 3 : 2) * (plan.warmup + plan.rounds * plan.duration) +
+          (size === plan.sizes.at(-1) ? 2 * plan.pacedRounds * plan.paced : 0) +
+          1;
         if (!fits(needed + reserved)) {
           log(`skipping ${scenario.name} at ${size}: out of time budget`);
           result.skipped.push({ scenario: scenario.name, contacts: size, reason: 'time budget' });
@@ -442,7 +487,9 @@ async function main(): Promise<void> {
                 floor: f,
                 floorRatio: round(s.medianRps / f.medianRps, 3),
                 floorCeilingRatio: round(f.medianRps / c.medianRps, 3),
-                ...(f.cpuMicrosPerRequest && s.cpuMicrosPerRequest ? { floorCpuRatio: round(f.cpuMicrosPerRequest / s.cpuMicrosPerRequest, 3) } : {}),
+                ...(f.cpuMicrosPerRequest && s.cpuMicrosPerRequest
+                  ? { floorCpuRatio: round(f.cpuMicrosPerRequest / s.cpuMicrosPerRequest, 3) }
+                  : {}),
               }
             : {}),
         };
@@ -504,7 +551,11 @@ async function main(): Promise<void> {
 
 /** Runs bench/import-1m.ts and reads its summary line (`IMPORT {json}`). */
 async function runImportBench(rows: number, app: string): Promise<NonNullable<BenchResult['import']>> {
-  const stdout = await runToCompletion(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/import-1m.ts'), String(rows), ...(app !== ROOT ? ['--app', app] : [])], { MSGSVC_BENCH_REPORT_ONLY: '1' });
+  const stdout = await runToCompletion(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'bench/import-1m.ts'), String(rows), ...(app !== ROOT ? ['--app', app] : [])],
+    { MSGSVC_BENCH_REPORT_ONLY: '1' },
+  );
   const line = stdout.split('\n').find((l) => l.startsWith('IMPORT '));
   if (!line) throw new Error(`bench/import-1m.ts printed no summary:\n${stdout}`);
   return JSON.parse(line.slice('IMPORT '.length)) as NonNullable<BenchResult['import']>;
@@ -512,7 +563,11 @@ async function runImportBench(rows: number, app: string): Promise<NonNullable<Be
 
 /** Runs bench/dispatch.ts and reads its summary line (`DISPATCH {json}`). */
 async function runDispatchBench(messages: number, app: string): Promise<DispatchBenchResult> {
-  const stdout = await runToCompletion(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/dispatch.ts'), String(messages), ...(app !== ROOT ? ['--app', app] : [])], { MSGSVC_BENCH_REPORT_ONLY: '1' });
+  const stdout = await runToCompletion(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'bench/dispatch.ts'), String(messages), ...(app !== ROOT ? ['--app', app] : [])],
+    { MSGSVC_BENCH_REPORT_ONLY: '1' },
+  );
   const line = stdout.split('\n').find((l) => l.startsWith('DISPATCH '));
   if (!line) throw new Error(`bench/dispatch.ts printed no summary:\n${stdout}`);
   return JSON.parse(line.slice('DISPATCH '.length)) as DispatchBenchResult;
@@ -523,7 +578,12 @@ async function runDispatchBench(messages: number, app: string): Promise<Dispatch
  * summary: the last line starting with `TAG `, followed by JSON.
  */
 async function runSummarised<T>(script: string, args: string[], tag: string, timeoutMs: number): Promise<T> {
-  const stdout = await runToCompletion(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], { MSGSVC_BENCH_REPORT_ONLY: '1' }, timeoutMs);
+  const stdout = await runToCompletion(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, script), ...args],
+    { MSGSVC_BENCH_REPORT_ONLY: '1' },
+    timeoutMs,
+  );
   const line = stdout
     .split('\n')
     .filter((l) => l.startsWith(`${tag} `))
@@ -536,16 +596,19 @@ let watchdog: NodeJS.Timeout | undefined;
 /** (Re)arms the stop at the time budget plus 30 s, plus `extraMs` (the time --build took). */
 function armWatchdog(extraMs: number): void {
   clearTimeout(watchdog);
-  watchdog = setTimeout(() => {
-    log(`time budget of ${plan.budgetSeconds}s exceeded: stopping`);
-    void stopAll().finally(() => process.exit(1));
-  }, started + extraMs + (plan.budgetSeconds + 30) * 1000 - Date.now());
+  watchdog = setTimeout(
+    () => {
+      log(`time budget of ${plan.budgetSeconds}s exceeded: stopping`);
+      void stopAll().finally(() => process.exit(1));
+    },
+    started + extraMs + (plan.budgetSeconds + 30) * 1000 - Date.now(),
+  );
   watchdog.unref();
 }
 armWatchdog(0);
 
 main()
-  .catch(async (err) => {
+  .catch((err) => {
     log(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     process.exitCode = 1;
   })

@@ -116,7 +116,9 @@ export const SCENARIOS: readonly Scenario[] = [
     status: 200,
     request: (d) => {
       const path = `/v1/groups/update?id=${d.group.id}&${tokenQuery(d)}`;
-      return freshJsonWrite('PUT', path, () => JSON.stringify({ fname: `Segment ${runId}-${++counter}`, fnote: 'Renamed by the benchmark' }));
+      return freshJsonWrite('PUT', path, () =>
+        JSON.stringify({ fname: `Segment ${runId}-${++counter}`, fnote: 'Renamed by the benchmark' }),
+      );
     },
   },
   {
@@ -126,7 +128,9 @@ export const SCENARIOS: readonly Scenario[] = [
     status: 200,
     request: (d) => {
       const path = `/v1/custom-contact-fields-entry/update?id=${d.entry.id}&${tokenQuery(d)}`;
-      return freshJsonWrite('POST', path, () => JSON.stringify({ frfield: d.entry.customFieldId, frcontact: String(d.entry.contactId), fvalue: `value ${++counter}` }));
+      return freshJsonWrite('POST', path, () =>
+        JSON.stringify({ frfield: d.entry.customFieldId, frcontact: String(d.entry.contactId), fvalue: `value ${++counter}` }),
+      );
     },
   },
   {
@@ -135,7 +139,8 @@ export const SCENARIOS: readonly Scenario[] = [
     kind: 'write',
     status: 201,
     request: (d) => {
-      const body = () => JSON.stringify({ Keyword: `K${runId}${++counter}`, Number: d.activeNumber, AutoreplyMessage: 'Thanks for joining!' });
+      const body = () =>
+        JSON.stringify({ Keyword: `K${runId}${++counter}`, Number: d.activeNumber, AutoreplyMessage: 'Thanks for joining!' });
       return freshJsonWrite('POST', `/v1/keyword/reserve?${tokenQuery(d)}`, body);
     },
   },
@@ -165,7 +170,9 @@ export const SCENARIOS: readonly Scenario[] = [
         const n = start + ++counter;
         return `+1${200 + (Math.floor(n / 10_000_000) % 800)}${String(n % 10_000_000).padStart(7, '0')}`;
       };
-      return freshJsonWrite('POST', `/v1/contacts/create?${tokenQuery(d)}`, () => JSON.stringify({ Number: number(), FirstName: 'Bench', City: 'Austin' }));
+      return freshJsonWrite('POST', `/v1/contacts/create?${tokenQuery(d)}`, () =>
+        JSON.stringify({ Number: number(), FirstName: 'Bench', City: 'Austin' }),
+      );
     },
   },
   {
@@ -196,7 +203,9 @@ export const SCENARIOS: readonly Scenario[] = [
         if (i % 50 === 7) i = (i + 1) % d.contacts;
         return `+${contactDigits(i)}`;
       };
-      return freshJsonWrite('POST', `/v1/sms/send?${tokenQuery(d)}`, () => JSON.stringify({ MobilePhone: recipient(), Message: `Your code is ${100000 + (++counter % 900000)}. Reply STOP to opt out.` }));
+      return freshJsonWrite('POST', `/v1/sms/send?${tokenQuery(d)}`, () =>
+        JSON.stringify({ MobilePhone: recipient(), Message: `Your code is ${100000 + (++counter % 900000)}. Reply STOP to opt out.` }),
+      );
     },
   },
   {

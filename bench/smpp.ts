@@ -1,5 +1,5 @@
 /**
- * SMPP throughput (issue 12, API-EXTENSIONS §8): messages/s from queued to submit_sm_resp, through
+ * SMPP throughput (issue 12, API.md §11.4): messages/s from queued to submit_sm_resp, through
  * the real dispatcher and the SMPP carrier, against the Perl SMSC (test/smsc/fake-smsc.pl, Net::SMPP)
  * on loopback, with a window of 10 and then 50. The SMSC's own CPU is shown beside it (one Perl
  * process, one core at most: it may be the limit), and msgsvc's.
@@ -58,13 +58,34 @@ async function run(window: number): Promise<Run> {
     const now = Math.floor(Date.now() / 1000);
     await inTransaction(store, async (tx) => {
       for (let i = 0; i < MESSAGES; i++) {
-        await insertMessage(tx, demo.account.id, {
-          direction: 1, number: '55155', mobilePhone: `1555${String(2_000_000 + i).padStart(7, '0')}`, message: `Bench message ${i}`, typeId: 1,
-          statusId: 1, segments: 1, credits: 1, batchId: null, scheduledMessageId: null, optOutExempt: 1, dueAt: 0,
-        }, now);
+        await insertMessage(
+          tx,
+          demo.account.id,
+          {
+            direction: 1,
+            number: '55155',
+            mobilePhone: `1555${String(2_000_000 + i).padStart(7, '0')}`,
+            message: `Bench message ${i}`,
+            typeId: 1,
+            statusId: 1,
+            segments: 1,
+            credits: 1,
+            batchId: null,
+            scheduledMessageId: null,
+            optOutExempt: 1,
+            dueAt: 0,
+          },
+          now,
+        );
       }
     });
-    const carrier = createSmppCarrier({ url: `smpp://bench:pw@127.0.0.1:${smsc.port}`, rate: 100_000, window, timeoutMs: 10_000, enquireMs: 30_000 });
+    const carrier = createSmppCarrier({
+      url: `smpp://bench:pw@127.0.0.1:${smsc.port}`,
+      rate: 100_000,
+      window,
+      timeoutMs: 10_000,
+      enquireMs: 30_000,
+    });
     const dispatcher = createDispatcher(config, store, { carrier });
     const smscCpu0 = smsc.cpuSeconds();
     const cpu0 = process.cpuUsage();
@@ -75,7 +96,11 @@ async function run(window: number): Promise<Run> {
     const smscCpu = smsc.cpuSeconds() - smscCpu0;
     const cpu = process.cpuUsage(cpu0);
     for (;;) {
-      const sent = await store.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).where('status_id', '=', 2).executeTakeFirstOrThrow();
+      const sent = await store.db
+        .selectFrom('messages')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('status_id', '=', 2)
+        .executeTakeFirstOrThrow();
       if (Number(sent.n) >= MESSAGES) break;
       await new Promise((r) => setTimeout(r, 5));
     }
@@ -83,8 +108,15 @@ async function run(window: number): Promise<Run> {
     await dispatcher.stop();
     const msgsvcCpu = (cpu.user + cpu.system) / 1e6;
     return {
-      window, messages: MESSAGES, toRespSeconds: round(toResp), perSecond: Math.round(MESSAGES / toResp), toSentSeconds: round(toSent),
-      smscCpuSeconds: round(smscCpu), smscCpuPercent: Math.round((100 * smscCpu) / toResp), msgsvcCpuSeconds: round(msgsvcCpu), msgsvcCpuPercent: Math.round((100 * msgsvcCpu) / toResp),
+      window,
+      messages: MESSAGES,
+      toRespSeconds: round(toResp),
+      perSecond: Math.round(MESSAGES / toResp),
+      toSentSeconds: round(toSent),
+      smscCpuSeconds: round(smscCpu),
+      smscCpuPercent: Math.round((100 * smscCpu) / toResp),
+      msgsvcCpuSeconds: round(msgsvcCpu),
+      msgsvcCpuPercent: Math.round((100 * msgsvcCpu) / toResp),
     };
   } finally {
     await store.close();
@@ -96,7 +128,10 @@ async function run(window: number): Promise<Run> {
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
 // Only the Perl SMSC is needed here (no TLS, so not stunnel, which the tests also want).
-const missing = spawnSync('perl', ['-MNet::SMPP', '-e', '1'], { stdio: 'ignore' }).status === 0 ? undefined : 'Perl Net::SMPP missing (apt-get install -y libnet-smpp-perl)';
+const missing =
+  spawnSync('perl', ['-MNet::SMPP', '-e', '1'], { stdio: 'ignore' }).status === 0
+    ? undefined
+    : 'Perl Net::SMPP missing (apt-get install -y libnet-smpp-perl)';
 if (missing) {
   console.log(`bench/smpp.ts skipped: ${missing}`);
   console.log(`SMPP ${JSON.stringify({ messages: MESSAGES, runs: [], skipped: missing })}`);
@@ -113,7 +148,10 @@ for (const w of WINDOWS) {
 if (!process.env.MSGSVC_BENCH_REPORT_ONLY) {
   mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
   const file = new URL(`./results/smpp-${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}.json`, import.meta.url);
-  writeFileSync(file, JSON.stringify({ bench: 'smpp', node: process.version, cores: (await import('node:os')).cpus().length, runs }, null, 2) + '\n');
+  writeFileSync(
+    file,
+    JSON.stringify({ bench: 'smpp', node: process.version, cores: (await import('node:os')).cpus().length, runs }, null, 2) + '\n',
+  );
   console.log(`written to bench/results/${file.pathname.split('/').pop()}`);
 }
 console.log(`SMPP ${JSON.stringify({ messages: MESSAGES, runs })}`);

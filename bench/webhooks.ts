@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries per second to a loopback receiver (issue 13 "Speed"; API-EXTENSIONS §10), on
+ * Webhook deliveries per second to a loopback receiver (issue 13 "Speed"; API.md §12.5), on
  * SQLite and PostgreSQL.
  *
  * N events (default 20,000) are written to the outbox the way the service writes them
@@ -66,25 +66,63 @@ async function run(kind: 'sqlite' | 'postgres') {
     const [{ port }] = (await once(receiver, 'message')) as [{ port: number }];
     await migrateToLatest(store);
     const accountId = await createAccount(store, 'Webhook bench');
-    const hook = await createWebhook({ store, clock: systemClock, allowPrivate: true }, accountId, { Url: `http://127.0.0.1:${port}/hook`, Events: ['message.received'] });
+    const hook = await createWebhook({ store, clock: systemClock, allowPrivate: true }, accountId, {
+      Url: `http://127.0.0.1:${port}/hook`,
+      Events: ['message.received'],
+    });
     receiver.send({ secret: hook.secret });
     const now = Math.floor(Date.now() / 1000);
     const writeStart = performance.now();
     for (let i = 0; i < N; i += 1000) {
       await inTransaction(store, async (tx) => {
         for (let j = i; j < Math.min(N, i + 1000); j++) {
-          const m = await insertMessage(tx, accountId, { direction: 2, number: '55155', mobilePhone: '15557654321', message: `event ${j}`, typeId: 1, statusId: 7, segments: 1, credits: 0, batchId: null, scheduledMessageId: null, optOutExempt: 0, dueAt: null }, now);
+          const m = await insertMessage(
+            tx,
+            accountId,
+            {
+              direction: 2,
+              number: '55155',
+              mobilePhone: '15557654321',
+              message: `event ${j}`,
+              typeId: 1,
+              statusId: 7,
+              segments: 1,
+              credits: 0,
+              batchId: null,
+              scheduledMessageId: null,
+              optOutExempt: 0,
+              dueAt: null,
+            },
+            now,
+          );
           await emitEvent(tx, accountId, 'message.received', m, now);
         }
       });
     }
     const writeSeconds = (performance.now() - writeStart) / 1000;
     const load = loadavg()[0]!;
-    const deliverer = new WebhookDeliverer({ store, clock: systemClock, allowPrivate: true, timeoutMs: 10_000, batchSize: 100, concurrency: 32, pollMs: 100 });
+    const deliverer = new WebhookDeliverer({
+      store,
+      clock: systemClock,
+      allowPrivate: true,
+      timeoutMs: 10_000,
+      batchSize: 100,
+      concurrency: 32,
+      pollMs: 100,
+    });
     const cpu0 = process.cpuUsage();
     const start = performance.now();
     deliverer.start();
-    const done = async () => Number((await store.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'Delivered').executeTakeFirst())?.n ?? 0);
+    const done = async () =>
+      Number(
+        (
+          await store.db
+            .selectFrom('webhook_deliveries')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('status', '=', 'Delivered')
+            .executeTakeFirst()
+        )?.n ?? 0,
+      );
     while ((await done()) < N) await new Promise((r) => setTimeout(r, 20));
     const seconds = (performance.now() - start) / 1000;
     const cpu = process.cpuUsage(cpu0);
@@ -92,9 +130,22 @@ async function run(kind: 'sqlite' | 'postgres') {
     receiver.send({ report: true });
     const [{ received, bad }] = (await once(receiver, 'message')) as [{ received: number; bad: number }];
     const attempts = await store.db.selectFrom('webhook_deliveries').select('attempts').where('attempts', '!=', 1).execute();
-    if (received !== N || bad !== 0 || attempts.length !== 0) throw new Error(`${kind}: received ${received}/${N}, bad signatures ${bad}, deliveries with more than one attempt ${attempts.length}`);
-    const result = { store: kind, events: N, seconds: +seconds.toFixed(2), deliveriesPerSecond: Math.round(N / seconds), outboxWritesPerSecond: Math.round(N / writeSeconds), cpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(2), loadBefore: +load.toFixed(2) };
-    console.log(`${kind}: ${N} deliveries in ${result.seconds} s = ${result.deliveriesPerSecond}/s (outbox writes ${result.outboxWritesPerSecond}/s; deliverer CPU ${result.cpuSeconds} s; load ${result.loadBefore})`);
+    if (received !== N || bad !== 0 || attempts.length !== 0)
+      throw new Error(
+        `${kind}: received ${received}/${N}, bad signatures ${bad}, deliveries with more than one attempt ${attempts.length}`,
+      );
+    const result = {
+      store: kind,
+      events: N,
+      seconds: +seconds.toFixed(2),
+      deliveriesPerSecond: Math.round(N / seconds),
+      outboxWritesPerSecond: Math.round(N / writeSeconds),
+      cpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(2),
+      loadBefore: +load.toFixed(2),
+    };
+    console.log(
+      `${kind}: ${N} deliveries in ${result.seconds} s = ${result.deliveriesPerSecond}/s (outbox writes ${result.outboxWritesPerSecond}/s; deliverer CPU ${result.cpuSeconds} s; load ${result.loadBefore})`,
+    );
     return result;
   } finally {
     receiver.kill();

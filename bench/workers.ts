@@ -77,7 +77,11 @@ function childrenOf(pid: number): number[] {
     try {
       const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
       // The workers (bin/msgsvc.js), not an esbuild service tsx may have started (--source).
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid && readFileSync(`/proc/${e}/cmdline`, 'utf8').includes('msgsvc.js')) out.push(Number(e));
+      if (
+        Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid &&
+        readFileSync(`/proc/${e}/cmdline`, 'utf8').includes('msgsvc.js')
+      )
+        out.push(Number(e));
     } catch {
       // gone
     }
@@ -99,13 +103,21 @@ function load(server: Server, scenario: Scenario, request: Request, seconds: num
     let other = 0;
     const workers = childrenOf(server.pid);
     const before = [cpuOf(server.pid), ...workers.map(cpuOf)];
-    const instance = autocannon({ url: server.url, connections: plan.connections, duration: seconds, requests: [request], timeout: 10 }, (err, result) => {
-      if (err) return reject(err);
-      const after = [cpuOf(server.pid), ...workers.map(cpuOf)];
-      const n = Math.max(1, ok + other);
-      const tree = after.reduce((s, v, i) => s + v - before[i]!, 0);
-      resolvePromise({ rps: ok / result.duration, cpuTreeUs: tree / n, cpuPrimaryUs: (after[0]! - before[0]!) / n, errors: other + result.errors + result.timeouts });
-    });
+    const instance = autocannon(
+      { url: server.url, connections: plan.connections, duration: seconds, requests: [request], timeout: 10 },
+      (err, result) => {
+        if (err) return reject(err);
+        const after = [cpuOf(server.pid), ...workers.map(cpuOf)];
+        const n = Math.max(1, ok + other);
+        const tree = after.reduce((s, v, i) => s + v - before[i]!, 0);
+        resolvePromise({
+          rps: ok / result.duration,
+          cpuTreeUs: tree / n,
+          cpuPrimaryUs: (after[0]! - before[0]!) / n,
+          errors: other + result.errors + result.timeouts,
+        });
+      },
+    );
     instance.on('response', (_c: unknown, status: number) => {
       if (status === scenario.status) ok++;
       else other++;
@@ -138,7 +150,7 @@ function writeTransactionCost(file: string, accountId: number, entryId: number, 
     for (let i = 0; i < n; i++) run(i);
     const wall = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
-    return { wallUs: Math.round((wall * 1000) / n * 10) / 10, cpuUs: Math.round(((cpu.user + cpu.system) / n) * 10) / 10 };
+    return { wallUs: Math.round(((wall * 1000) / n) * 10) / 10, cpuUs: Math.round(((cpu.user + cpu.system) / n) * 10) / 10 };
   } finally {
     db.close();
   }
@@ -149,10 +161,26 @@ async function main(): Promise<void> {
   const dataDir = flags['data-dir'] ?? join(work, 'data');
   mkdirSync(dataDir, { recursive: true });
   try {
-    process.stderr.write(`cores: ${availableParallelism()}; ${plan.contacts} contacts; workers ${plan.workers.join(' vs ')}; load generator not pinned\n`);
+    process.stderr.write(
+      `cores: ${availableParallelism()}; ${plan.contacts} contacts; workers ${plan.workers.join(' vs ')}; load generator not pinned\n`,
+    );
     const appRoot = flags.source ? ROOT : buildCopy(work);
     const data = await ensureDataset(dataDir, plan.contacts);
-    await runToCompletion(process.execPath, [join(appRoot, 'bin/msgsvc.js'), '--database-url', data.file, 'credits', 'set', '--account', String(data.accountId), '--amount', '1000000000'], { MSGSVC_SQLITE_CHECKPOINT_MS: '0' });
+    await runToCompletion(
+      process.execPath,
+      [
+        join(appRoot, 'bin/msgsvc.js'),
+        '--database-url',
+        data.file,
+        'credits',
+        'set',
+        '--account',
+        String(data.accountId),
+        '--amount',
+        '1000000000',
+      ],
+      { MSGSVC_SQLITE_CHECKPOINT_MS: '0' },
+    );
     const servers = new Map<number, Server>();
     for (const n of plan.workers) {
       const port = await freePort();
@@ -162,7 +190,15 @@ async function main(): Promise<void> {
           name: `${n} worker(s)`,
           nodeArgs: ['--max-semi-space-size=8', '--no-memory-reducer'],
           args: [join(appRoot, 'bin/msgsvc.js'), 'serve', '--workers', String(n)],
-          env: { DATABASE_URL: data.file, PORT: String(port), MSGSVC_RATE_LIMIT: '1000000000', MSGSVC_DISPATCHER: '0', MSGSVC_DEMO: '0', LOG_LEVEL: 'info', ...(flags.source ? { MSGSVC_FROM_SOURCE: '1' } : {}) },
+          env: {
+            DATABASE_URL: data.file,
+            PORT: String(port),
+            MSGSVC_RATE_LIMIT: '1000000000',
+            MSGSVC_DISPATCHER: '0',
+            MSGSVC_DEMO: '0',
+            LOG_LEVEL: 'info',
+            ...(flags.source ? { MSGSVC_FROM_SOURCE: '1' } : {}),
+          },
           port,
           readyPath: '/healthz',
         }),
@@ -170,7 +206,10 @@ async function main(): Promise<void> {
     }
     // Every worker up (the first /healthz answer may come from the first worker only).
     await new Promise((r) => setTimeout(r, 2000));
-    const results: Record<string, Record<string, { rps: number; cpuTreeUs: number; cpuPrimaryUs: number; errors: number; rounds: number[] }>> = {};
+    const results: Record<
+      string,
+      Record<string, { rps: number; cpuTreeUs: number; cpuPrimaryUs: number; errors: number; rounds: number[] }>
+    > = {};
     for (const scenario of plan.scenarios) {
       const request = scenario.request(data);
       results[scenario.name] = {};
@@ -188,13 +227,19 @@ async function main(): Promise<void> {
           rounds: rs.map((x) => Math.round(x.rps)),
         };
         results[scenario.name]![`${n}`] = entry;
-        process.stderr.write(`${scenario.name.padEnd(14)} workers=${n}: ${String(entry.rps).padStart(6)} req/s, CPU ${entry.cpuTreeUs} µs/req (primary ${entry.cpuPrimaryUs}), rounds ${entry.rounds.join(' ')}${entry.errors ? `, ${entry.errors} unexpected` : ''}\n`);
+        process.stderr.write(
+          `${scenario.name.padEnd(14)} workers=${n}: ${String(entry.rps).padStart(6)} req/s, CPU ${entry.cpuTreeUs} µs/req (primary ${entry.cpuPrimaryUs}), rounds ${entry.rounds.join(' ')}${entry.errors ? `, ${entry.errors} unexpected` : ''}\n`,
+        );
       }
     }
     for (const server of servers.values()) await server.stop();
     const writeTx = writeTransactionCost(data.file, data.accountId, data.entry.id);
-    process.stderr.write(`one write transaction alone (BEGIN IMMEDIATE, UPDATE custom_field_entries, COMMIT; WAL, synchronous=NORMAL): ${writeTx.wallUs} µs wall, ${writeTx.cpuUs} µs CPU => at most ~${Math.round(1e6 / writeTx.wallUs).toLocaleString('en-US')} such transactions/s on one file, whatever the cores\n`);
-    process.stdout.write(`${JSON.stringify({ cores: availableParallelism(), contacts: plan.contacts, plan: { ...plan, scenarios: plan.scenarios.map((s) => s.name) }, results, writeTx }, null, 2)}\n`);
+    process.stderr.write(
+      `one write transaction alone (BEGIN IMMEDIATE, UPDATE custom_field_entries, COMMIT; WAL, synchronous=NORMAL): ${writeTx.wallUs} µs wall, ${writeTx.cpuUs} µs CPU => at most ~${Math.round(1e6 / writeTx.wallUs).toLocaleString('en-US')} such transactions/s on one file, whatever the cores\n`,
+    );
+    process.stdout.write(
+      `${JSON.stringify({ cores: availableParallelism(), contacts: plan.contacts, plan: { ...plan, scenarios: plan.scenarios.map((s) => s.name) }, results, writeTx }, null, 2)}\n`,
+    );
   } finally {
     await stopAll();
     rmSync(work, { recursive: true, force: true });

@@ -2,7 +2,7 @@
  * `npm run config:doc`: writes docs/configuration.md, the reference of every environment variable,
  * from the SETTINGS table of src/config.ts (the same table loadConfig takes its defaults and
  * bounds from), plus the variables only the tests and benchmarks read (DEVELOPMENT below).
- * test/docs-configuration.test.ts fails when the page is not what this script writes now.
+ * test/docs/docs-configuration.test.ts fails when the page is not what this script writes now.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -16,7 +16,7 @@ export const DEVELOPMENT: readonly { name: string; fallback: string; meaning: st
   {
     name: 'MSGSVC_TEST_STORE',
     fallback: 'unset',
-    meaning: '`postgres`: the store-dependent cases of a test file run on PostgreSQL (`npm test` sets it for its second pass)',
+    meaning: '`sqlite` or `postgres`: run the `[sqlite] …` or the `[postgres] …` cases only (unset: both, PostgreSQL when it answers)',
   },
   {
     name: 'MSGSVC_TEST_PG_URL',
@@ -24,12 +24,7 @@ export const DEVELOPMENT: readonly { name: string; fallback: string; meaning: st
     meaning: 'the PostgreSQL the tests create their databases in',
   },
   { name: 'MSGSVC_TEST_REDIS_URL', fallback: '`redis://127.0.0.1:6379`', meaning: 'the Redis of the multi-instance tests' },
-  {
-    name: 'MSGSVC_TEST_SERVICES',
-    fallback: 'unset',
-    meaning: '`1` (set by `npm test` when PostgreSQL and Redis answer): run the multi-instance, concurrency and fault tests',
-  },
-  { name: 'MSGSVC_TEST_CHROMIUM', fallback: '`/usr/bin/chromium`', meaning: 'the browser of test/docs-browser.test.ts' },
+  { name: 'MSGSVC_TEST_CHROMIUM', fallback: '`/usr/bin/chromium`', meaning: 'the browser of test/docs/docs-browser.test.ts' },
   { name: 'MSGSVC_FUZZ_SEED', fallback: 'unset (random)', meaning: 'replay the fuzz tests with this seed' },
   { name: 'MSGSVC_BENCH_PG_URL', fallback: '`postgres://postgres@127.0.0.1:5432/postgres`', meaning: 'the PostgreSQL of the benchmarks' },
   { name: 'MSGSVC_BENCH_REPORT_ONLY', fallback: 'unset', meaning: 'set by `npm run bench` on the runs it starts: print the report only' },

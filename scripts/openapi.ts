@@ -1,7 +1,7 @@
 /**
  * `npm run openapi`: writes docs/openapi.json, the OpenAPI 3.1 document of the default
  * configuration's operations (what a server with default settings serves at /openapi.json;
- * test/openapi.test.ts checks the two are the same).
+ * test/http/openapi.test.ts checks the two are the same).
  */
 import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';

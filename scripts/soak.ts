@@ -42,7 +42,9 @@ const { values: flags } = parseArgs({
 });
 const minutes = Number(flags.minutes);
 const durationMs = Math.round(minutes * 60_000);
-const warmupMs = Math.round(flags['warmup-minutes'] !== undefined ? Number(flags['warmup-minutes']) * 60_000 : Math.max(20_000, durationMs / 5));
+const warmupMs = Math.round(
+  flags['warmup-minutes'] !== undefined ? Number(flags['warmup-minutes']) * 60_000 : Math.max(20_000, durationMs / 5),
+);
 const concurrency = Number(flags.concurrency);
 if (!(durationMs >= 30_000) || !(warmupMs >= 20_000) || warmupMs >= durationMs - 20_000 || !(concurrency >= 1)) {
   console.error('soak: --minutes must be at least 0.5, the warm-up at least 20 s and 20 s shorter than the run, --concurrency at least 1');
@@ -93,34 +95,116 @@ function trafficMix(a: DemoAccount, b: DemoAccount): () => Req {
   const mix: [number, () => Req][] = [
     // reads
     [8, () => ({ method: 'GET', path: `/v1/numbers/index?access_token=${tok}` })],
-    [4, () => ({ method: 'GET', path: `/v1/numbers/index?access_token=${tok}&per-page=2&page=${1 + Math.floor(Math.random() * 4)}`, headers: { accept: 'application/xml' } })],
+    [
+      4,
+      () => ({
+        method: 'GET',
+        path: `/v1/numbers/index?access_token=${tok}&per-page=2&page=${1 + Math.floor(Math.random() * 4)}`,
+        headers: { accept: 'application/xml' },
+      }),
+    ],
     [8, () => ({ method: 'GET', path: `/v1/credits/balance?access_token=${tok}` })],
-    [6, () => ({ method: 'GET', path: `/v1/sms/single-schedule-messages?access_token=${tok}&per-page=${1 + Math.floor(Math.random() * 20)}` })],
+    [
+      6,
+      () => ({
+        method: 'GET',
+        path: `/v1/sms/single-schedule-messages?access_token=${tok}&per-page=${1 + Math.floor(Math.random() * 20)}`,
+      }),
+    ],
     [4, () => ({ method: 'GET', path: `/v1/sms/single-schedule-messages?access_token=${tok}&_format=xml` })],
-    [8, () => ({ method: 'GET', path: `/v1/contacts/find?number=%2B${pick(a.contacts).Number}&access_token=${tok}`, headers: { accept: pick(['application/json', 'application/xml']) } })],
+    [
+      8,
+      () => ({
+        method: 'GET',
+        path: `/v1/contacts/find?number=%2B${pick(a.contacts).Number}&access_token=${tok}`,
+        headers: { accept: pick(['application/json', 'application/xml']) },
+      }),
+    ],
     [3, () => ({ method: 'HEAD', path: `/v1/credits/balance?access_token=${tok}` })],
     // writes
-    [5, () => ({ method: pick(['PUT', 'PATCH']), path: `/v1/groups/update?id=${pick(a.groups).Id}&access_token=${tok}`, headers: json, body: JSON.stringify({ fname: `Soak group ${serial++}`, fnote: 'Soak note' }) })],
-    [4, () => ({ method: 'PUT', path: `/v1/custom-contact-fields/update?id=${pick(a.customFields).Id}&access_token=${tok}`, headers: json, body: JSON.stringify({ fname: `Soak field ${serial++ % 1000}` }) })],
+    [
+      5,
+      () => ({
+        method: pick(['PUT', 'PATCH']),
+        path: `/v1/groups/update?id=${pick(a.groups).Id}&access_token=${tok}`,
+        headers: json,
+        body: JSON.stringify({ fname: `Soak group ${serial++}`, fnote: 'Soak note' }),
+      }),
+    ],
+    [
+      4,
+      () => ({
+        method: 'PUT',
+        path: `/v1/custom-contact-fields/update?id=${pick(a.customFields).Id}&access_token=${tok}`,
+        headers: json,
+        body: JSON.stringify({ fname: `Soak field ${serial++ % 1000}` }),
+      }),
+    ],
     [
       5,
       () => {
         const e = pick(a.customFieldEntries);
-        return { method: pick(['POST', 'PUT', 'PATCH']), path: `/v1/custom-contact-fields-entry/update?id=${e.Id}&access_token=${tok}`, headers: json, body: JSON.stringify({ frfield: e.CustomFieldId, frcontact: String(e.PhoneNumberId), fvalue: `v${serial++}` }) };
+        return {
+          method: pick(['POST', 'PUT', 'PATCH']),
+          path: `/v1/custom-contact-fields-entry/update?id=${e.Id}&access_token=${tok}`,
+          headers: json,
+          body: JSON.stringify({ frfield: e.CustomFieldId, frcontact: String(e.PhoneNumberId), fvalue: `v${serial++}` }),
+        };
       },
     ],
-    [3, () => ({ method: 'POST', path: `/v1/keyword/reserve?access_token=${tok}`, headers: json, body: JSON.stringify({ Keyword: `SOAK${process.pid}N${serial++}`, Number: pick(active), AutoreplyMessage: 'Thanks!' }) })],
+    [
+      3,
+      () => ({
+        method: 'POST',
+        path: `/v1/keyword/reserve?access_token=${tok}`,
+        headers: json,
+        body: JSON.stringify({ Keyword: `SOAK${process.pid}N${serial++}`, Number: pick(active), AutoreplyMessage: 'Thanks!' }),
+      }),
+    ],
     // client errors
     [2, () => ({ method: 'GET', path: `/v1/credits/balance?access_token=nope${serial++}` })],
     [2, () => ({ method: 'GET', path: `/v1/nothing-here?access_token=${tok}` })],
-    [2, () => ({ method: 'PUT', path: `/v1/groups/update?id=${pick(b.groups).Id}&access_token=${tok}`, headers: json, body: '{"fname":"Not mine"}' })],
+    [
+      2,
+      () => ({
+        method: 'PUT',
+        path: `/v1/groups/update?id=${pick(b.groups).Id}&access_token=${tok}`,
+        headers: json,
+        body: '{"fname":"Not mine"}',
+      }),
+    ],
     [1, () => ({ method: 'DELETE', path: `/v1/numbers/index?access_token=${tok}` })],
     [1, () => ({ method: 'GET', path: `/v1/numbers/index?access_token=${tok}`, headers: { accept: 'text/html' } })],
     [1, () => ({ method: 'PUT', path: `/v1/groups/update?id=x&access_token=${tok}`, headers: json, body: '{}' })],
     [1, () => ({ method: 'PUT', path: `/v1/groups/update?id=${a.groups[0]!.Id}&access_token=${tok}`, headers: json, body: '{"fname":' })],
-    [1, () => ({ method: 'PUT', path: `/v1/groups/update?id=${a.groups[0]!.Id}&access_token=${tok}`, headers: { 'content-type': 'text/plain' }, body: 'x' })],
-    [2, () => ({ method: 'POST', path: `/v1/keyword/reserve?access_token=${tok}`, headers: json, body: JSON.stringify({ Keyword: 'ab', Number: 'x' }) })],
-    [1, () => ({ method: 'PUT', path: `/v1/groups/update?id=${a.groups[0]!.Id}&access_token=${tok}`, headers: json, body: JSON.stringify({ fname: 'y'.repeat(120_000) }), fresh: true })],
+    [
+      1,
+      () => ({
+        method: 'PUT',
+        path: `/v1/groups/update?id=${a.groups[0]!.Id}&access_token=${tok}`,
+        headers: { 'content-type': 'text/plain' },
+        body: 'x',
+      }),
+    ],
+    [
+      2,
+      () => ({
+        method: 'POST',
+        path: `/v1/keyword/reserve?access_token=${tok}`,
+        headers: json,
+        body: JSON.stringify({ Keyword: 'ab', Number: 'x' }),
+      }),
+    ],
+    [
+      1,
+      () => ({
+        method: 'PUT',
+        path: `/v1/groups/update?id=${a.groups[0]!.Id}&access_token=${tok}`,
+        headers: json,
+        body: JSON.stringify({ fname: 'y'.repeat(120_000) }),
+        fresh: true,
+      }),
+    ],
     // a new connection per request
     [3, () => ({ method: 'GET', path: `/v1/credits/balance?access_token=${tok}`, fresh: true })],
   ];
@@ -147,7 +231,15 @@ async function main(): Promise<void> {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, ['bin/msgsvc.js', 'serve'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: dbPath, PORT: String(port), HOST: '127.0.0.1', MSGSVC_DEMO: '0', LOG_LEVEL: 'info', MSGSVC_RATE_LIMIT: '1000000000' },
+    env: {
+      ...process.env,
+      DATABASE_URL: dbPath,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      MSGSVC_DEMO: '0',
+      LOG_LEVEL: 'info',
+      MSGSVC_RATE_LIMIT: '1000000000',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let logBytes = 0;
@@ -182,11 +274,14 @@ async function main(): Promise<void> {
   const send = (r: Req) =>
     new Promise<number>((resolveStatus) => {
       const headers = { ...(r.headers ?? {}), ...(r.body !== undefined ? { 'content-length': String(Buffer.byteLength(r.body)) } : {}) };
-      const req = http.request({ host: '127.0.0.1', port, method: r.method, path: r.path, headers, agent: r.fresh ? false : agent }, (res) => {
-        res.resume();
-        res.on('end', () => resolveStatus(res.statusCode ?? 0));
-        res.on('error', () => resolveStatus(-1));
-      });
+      const req = http.request(
+        { host: '127.0.0.1', port, method: r.method, path: r.path, headers, agent: r.fresh ? false : agent },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolveStatus(res.statusCode ?? 0));
+          res.on('error', () => resolveStatus(-1));
+        },
+      );
       req.setTimeout(10_000, () => req.destroy(new Error('timeout')));
       req.on('error', () => resolveStatus(-1));
       req.end(r.body);
@@ -218,7 +313,10 @@ async function main(): Promise<void> {
   clearInterval(sampler);
   samples.push({ t: Date.now() - started, rss: rssKiB(child.pid!) });
   const elapsedMs = Date.now() - started;
-  const alive = (await fetch(`${base}/healthz`).then((r) => r.status).catch(() => 0)) === 200;
+  const alive =
+    (await fetch(`${base}/healthz`)
+      .then((r) => r.status)
+      .catch(() => 0)) === 200;
   agent.destroy();
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
@@ -241,7 +339,11 @@ async function main(): Promise<void> {
     statuses: Object.fromEntries([...statuses].sort((x, y) => x[0] - y[0])),
     fiveXX,
     transportErrors,
-    latencyMs: { p50: +percentile(latencies, 50).toFixed(2), p99: +percentile(latencies, 99).toFixed(2), max: +(latencies.at(-1) ?? NaN).toFixed(2) },
+    latencyMs: {
+      p50: +percentile(latencies, 50).toFixed(2),
+      p99: +percentile(latencies, 99).toFixed(2),
+      max: +(latencies.at(-1) ?? NaN).toFixed(2),
+    },
     rssMiB: {
       start: +(samples[0]!.rss / 1024).toFixed(1),
       afterWarmup: +(warm / 1024).toFixed(1),
@@ -250,7 +352,9 @@ async function main(): Promise<void> {
       changePercent: +(change * 100).toFixed(2),
     },
     /** RSS every 30 s, MiB. */
-    rssTimelineMiB: samples.filter((s, i) => i === 0 || Math.floor(s.t / 30_000) !== Math.floor(samples[i - 1]!.t / 30_000)).map((s) => +(s.rss / 1024).toFixed(1)),
+    rssTimelineMiB: samples
+      .filter((s, i) => i === 0 || Math.floor(s.t / 30_000) !== Math.floor(samples[i - 1]!.t / 30_000))
+      .map((s) => +(s.rss / 1024).toFixed(1)),
     serverLogMiB: +(logBytes / 1048576).toFixed(1),
     aliveAtEnd: alive,
     pass: Math.abs(change) <= 0.1 && fiveXX === 0 && transportErrors === 0 && alive,

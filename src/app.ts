@@ -13,7 +13,7 @@ import { negotiate, negotiateFormat, negotiateHook } from './http/plugins/negoti
 import { createRateLimit } from './http/plugins/rate-limit.ts';
 import { createLogger, logRequest } from './http/log.ts';
 import { parseParams } from './http/query.ts';
-import { allowedMethodsOf, CONTROLLERS, operationsFor } from './http/routes/index.ts';
+import { allowedMethodsOf, CONTROLLERS, operationsFor, registerCarrierRoutes } from './http/routes/index.ts';
 import { registerOperations } from './http/operation.ts';
 import { createIdempotency } from './http/plugins/idempotency.ts';
 import { registerApiDocs } from './http/docs.ts';
@@ -67,7 +67,7 @@ function hasIndexAction(controller: string): boolean {
 }
 
 /**
- * The request target Yii2 routes (CONVENTIONS §11 "Routing"): leading repeated slashes are one
+ * The request target Yii2 routes (API.md §3.5): leading repeated slashes are one
  * (`//v1/numbers/index`), trailing slashes are dropped (`/v1/numbers/index/`), and a controller path
  * without an action gets its default action `index` when the controller has one (`/v1/numbers` →
  * `/v1/numbers/index`). Repeated slashes inside the path stay (no route: 404). The query is kept as
@@ -111,7 +111,7 @@ function asciiUpper(text: string): string {
 const KNOWN_METHODS: ReadonlySet<string> = new Set(METHODS);
 
 /**
- * The method a request is routed by after an override (CONVENTIONS §11 "Method override"):
+ * The method a request is routed by after an override (API.md §3.4):
  * `override` as Yii2's Request::getMethod returns it (upper-cased, PHP strtoupper), with two
  * adjustments that keep the HTTP exchange sound and the answer Yii2's:
  * - HEAD on a request that is not a HEAD is routed as GET: Yii2 serves it as the GET-able action
@@ -129,7 +129,7 @@ export function overriddenMethod(actual: string | undefined, override: string): 
 
 /**
  * Fastify's rewriteUrl, run before routing, so the route, the 405 check (not-found handler +
- * allowedMethods) and Allow all see the method override and the canonical path (CONVENTIONS §11
+ * allowedMethods) and Allow all see the method override and the canonical path (API.md §3.4
  * "Method override", "Routing"). `X-Http-Method-Override: PUT` makes any request a PUT, unless a form
  * body's `_method` already decided (Yii2 Request::getMethod reads `_method` first). Without the
  * header this is one property read, then canonicalUrl.
@@ -143,7 +143,7 @@ function rewriteRequest(req: IncomingMessage): string {
 }
 
 /**
- * `_method` in a POST form body (CONVENTIONS §11, Yii2 Request::getMethod reading
+ * `_method` in a POST form body (API.md §3.4, Yii2 Request::getMethod reading
  * `$_POST['_method']`): the method must be known before routing, but the body comes after the
  * head. So the HTTP server's 'request' listener is wrapped: a POST whose Content-Type media type is
  * exactly `application/x-www-form-urlencoded` and whose body is within `limit` bytes is read whole
@@ -221,7 +221,7 @@ function replayBody(request: FastifyRequest, _reply: FastifyReply, payload: Read
 }
 
 /**
- * onSend (root), the last step before the head is written (CONVENTIONS §11 "Responses"):
+ * onSend (root), the last step before the head is written (API.md §2.4):
  * - header names exactly cased: on the wire the server's WireResponse does it; a response built by
  *   `app.inject` gets the same casing here (castHeaderNames), so both show the names Node writes;
  * - no Content-Type on a 204;
@@ -242,7 +242,7 @@ export const MAX_URL_BYTES = 8192;
 export const MAX_HEADER_BYTES = 16_384;
 
 /**
- * Writes a CONVENTIONS error (JSON) straight onto a socket whose HTTP parsing failed or that
+ * Writes an API.md error (JSON) straight onto a socket whose HTTP parsing failed or that
  * Fastify never sees, then closes it: as soon as the client closes its side after reading the
  * reply, and one second later at the latest, so a client that ignores the close cannot keep it.
  */
@@ -261,13 +261,13 @@ function endSocketWithError(socket: Socket, status: number, message: string, ext
   setTimeout(() => socket.destroy(), 1000).unref();
 }
 
-/** Answers a malformed HTTP message (bad request line, oversized headers, too slow) in the CONVENTIONS shape. */
+/** Answers a malformed HTTP message (bad request line, oversized headers, too slow) in the API.md shape. */
 function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
   const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
   endSocketWithError(socket, status, REASON_PHRASES[status] ?? 'Bad Request');
 }
 
-/** Routing 404 (CONVENTIONS §2), in the negotiated format when it can be negotiated, else JSON. */
+/** Routing 404 (API.md §4), in the negotiated format when it can be negotiated, else JSON. */
 function pageNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   try {
     request.format = negotiateFormat(request.queryParams.get('_format'), request.headers.accept);
@@ -280,7 +280,7 @@ function pageNotFound(request: FastifyRequest, reply: FastifyReply): FastifyRepl
 
 /**
  * Builds the msgsvc HTTP application without listening. The request path, in order
- * (CONVENTIONS §1): routing 404 → negotiate 406 → method 405 → auth 401 → rate limit 429 →
+ * (API.md §1.5): routing 404 → negotiate 406 → method 405 → auth 401 → rate limit 429 →
  * handler (400 parameters and body, 404 record, 422 validation) → JSON or XML.
  */
 export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
@@ -306,33 +306,35 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
       headersTimeout: config.requestTimeoutMs,
       connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(config.requestTimeoutMs / 4))),
       maxHeaderSize: MAX_HEADER_BYTES,
-      // Header names exactly cased on the wire, Fastify's lower-case ones included (CONVENTIONS §11).
+      // Header names exactly cased on the wire, Fastify's lower-case ones included (API.md §2.4).
       ServerResponse: WireResponse,
       // Node's own 400 for a missing Host has an empty body; the first onRequest hook answers it instead.
       requireHostHeader: false,
     },
     // On SIGTERM, requests already on open connections are served; Fastify's own 503 would not be
-    // in the CONVENTIONS error shape. New connections are refused once closing starts.
+    // in the API.md error shape. New connections are refused once closing starts.
     return503OnClosing: false,
     // Query strings are read the PHP way in the first onRequest hook (src/http/query.ts).
     routerOptions: { querystringParser: () => ({}) },
-    // Method override and the canonical path, before routing (CONVENTIONS §11).
+    // Method override and the canonical path, before routing (API.md §3.5).
     rewriteUrl: rewriteRequest,
     clientErrorHandler,
     // A path with a broken %-escape matches no route (Yii2 urldecodes it and finds none): the
-    // CONVENTIONS 404, not Fastify's own 400 body, which also echoes the URL with its token.
+    // API.md 404, not Fastify's own 400 body, which also echoes the URL with its token.
     frameworkErrors: (error, request, reply) => {
-      reply.raw.once('finish', () => void logRequest(request, reply));
+      reply.raw.once('finish', () => logRequest(request, reply));
       reply.raw.setHeader('X-Request-Id', request.id);
       const q = request.url.indexOf('?');
       request.rawQuery = q === -1 ? '' : request.url.slice(q + 1);
       request.queryParams = parseParams(request.rawQuery);
       request.accountId = 0;
+      // Fastify ignores what this returns; the reply is sent either way.
       if (error.code !== 'FST_ERR_BAD_URL' && error.code !== 'FST_ERR_MAX_PARAM_LENGTH') {
         request.format = 'json';
-        return sendError(request, reply, 500, 'An internal server error occurred.');
+        void sendError(request, reply, 500, 'An internal server error occurred.');
+      } else {
+        void pageNotFound(request, reply);
       }
-      return pageNotFound(request, reply);
     },
   });
 
@@ -358,7 +360,7 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
-    void logRequest(request, reply);
+    logRequest(request, reply);
     metrics.observe(request, reply);
     done();
   });
@@ -379,7 +381,7 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
     config.metricsToken,
   );
   // Requests Node would not hand to Fastify: CONNECT (Node's default drops the connection without
-  // a word) gets the CONVENTIONS 405 or 404; an Expect other than 100-continue (Node's default is an
+  // a word) gets the API.md 405 or 404; an Expect other than 100-continue (Node's default is an
   // empty 417) is ignored, as RFC 9110 allows, and the request is served.
   app.server.on('connect', (req: { url?: string }, socket: Socket) => {
     const allow = allowedMethods(pathOf(canonicalUrl(req.url ?? '/')));
@@ -398,7 +400,7 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
   app.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) => {
     const allow = allowedMethods(pathOf(request.url));
     if (allow === undefined) return pageNotFound(request, reply);
-    await negotiate(request, reply);
+    negotiate(request, reply);
     setWireHeader(reply, 'Allow', allow);
     throw new HttpError(405, `Method Not Allowed. This URL can only handle the following request methods: ${allow}.`);
   });
@@ -436,7 +438,7 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
   registerApiDocs(app, operations);
 
   // GET /metrics (Prometheus text), only when MSGSVC_METRICS_TOKEN is set and only with
-  // `Authorization: Bearer <token>` (README, "Metrics"); no /v1 token, no rate limit.
+  // `Authorization: Bearer <token>` (docs/guides/metrics.md); no /v1 token, no rate limit.
   if (config.metricsToken !== undefined) {
     app.get('/metrics', async (request, reply) => {
       if (!metrics.authorized(request.headers.authorization)) {
@@ -452,6 +454,10 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
   const clock = deps.clock ?? systemClock;
   const routeDeps = { store: deps.store, config, time: createTimeFormat(config.timeZone), clock };
   const idempotency = createIdempotency(deps.store, { now: () => clock.nowSeconds() });
+  // What carriers call back (receipts, inbound texts, MMS media; docs/API.md §14.1), outside the /v1
+  // scope below: no token, no rate limit, no Idempotency-Key. Only while an HTTP carrier is configured.
+  registerCarrierRoutes(app, routeDeps);
+  // eslint-disable-next-line @typescript-eslint/require-await -- an async plugin: a throw while registering rejects app.ready()
   app.register(async (api) => {
     api.addHook('onRequest', negotiateHook);
     api.addHook('onRequest', createAuthenticator(deps.store, config.tokenCacheMs));

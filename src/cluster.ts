@@ -6,7 +6,7 @@
  * The primary opens the database, applies migrations, creates the first-start demo account and
  * prints its banner once; it runs the dispatcher, the scheduler and the webhook deliverer (once per
  * host, when config.dispatcher: the workers run none), keeps the rate-limit counters of all the
- * workers (exact, CONVENTIONS §8, unless REDIS_URL is set: then the workers share Redis as separate
+ * workers (exact, API.md §6, unless REDIS_URL is set: then the workers share Redis as separate
  * instances do), and tells the workers the carrier's state for /readyz. It forks a new worker when
  * one exits unexpectedly (after a backoff that grows while workers keep dying young), and on
  * SIGINT/SIGTERM stops the workers gracefully (they finish their in-flight requests), then its own
@@ -20,7 +20,15 @@ import closeWithGrace from 'close-with-grace';
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import { ConfigError, type Config } from './config.ts';
 import { createLogger } from './http/log.ts';
-import { createHostLoops, openPreparedStore, printDemoBanner, serverUrl, startServer, type HostLoops, type RunningServer } from './server.ts';
+import {
+  createHostLoops,
+  openPreparedStore,
+  printDemoBanner,
+  serverUrl,
+  startServer,
+  type HostLoops,
+  type RunningServer,
+} from './server.ts';
 
 /** Set by a `serve --workers` primary in the environment of the workers it forks. */
 export const CLUSTER_WORKER_ENV = 'MSGSVC_CLUSTER_WORKER';
@@ -68,7 +76,9 @@ function inMemoryDatabase(config: Config): boolean {
 export async function serveCluster(config: Config): Promise<void> {
   if (isClusterWorker()) return runClusterWorker(config);
   if (cluster.isWorker) {
-    throw new ConfigError(`--workers ${config.workers} (MSGSVC_WORKERS) cannot run inside another cluster manager (such as pm2's cluster mode): use --workers 1 there`);
+    throw new ConfigError(
+      `--workers ${config.workers} (MSGSVC_WORKERS) cannot run inside another cluster manager (such as pm2's cluster mode): use --workers 1 there`,
+    );
   }
   if (inMemoryDatabase(config)) {
     throw new ConfigError(
@@ -175,7 +185,7 @@ async function runPrimary(config: Config): Promise<void> {
       shuttingDown = true;
       for (const timer of reforks) clearTimeout(timer);
       clearInterval(carrierPoll);
-      await Promise.all(Object.values(cluster.workers ?? {}).map((worker) => (worker ? stopWorker(worker) : undefined)));
+      await Promise.all(Object.values(cluster.workers ?? {}).map((worker) => (worker ? stopWorker(worker) : Promise.resolve())));
       await loopsStarted;
       await loops.stop();
       await store.close();
@@ -229,7 +239,10 @@ async function runClusterWorker(config: Config): Promise<void> {
   process.on('disconnect', stop);
   process.send?.({ channel: CHANNEL, type: 'carrier?' } satisfies ClusterMessage);
   try {
-    server = await startServer({ ...config, dispatcher: false, demo: false }, { carrierState: () => carrier, clusterRateLimit: true, migrated: true });
+    server = await startServer(
+      { ...config, dispatcher: false, demo: false },
+      { carrierState: () => carrier, clusterRateLimit: true, migrated: true },
+    );
   } catch (err) {
     process.stderr.write(`msgsvc: worker ${process.pid} could not start: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js';
 import { parseSmppUrl } from './lib/smpp-url.ts';
+import { CarrierSettingError, parseCarriers, parsePublicUrl, parseRoutes, type CarrierSpec, type RouteRule } from './lib/carrier-settings.ts';
 
 /**
  * Where the data lives. `sqlite` is the embedded default; `postgres` is selected by a
@@ -35,11 +36,11 @@ export interface Config {
   /** Interface to bind (HOST). */
   readonly host: string;
   readonly database: DatabaseConfig;
-  /** Requests allowed per account per window (MSGSVC_RATE_LIMIT). CONVENTIONS §8: default 60. */
+  /** Requests allowed per account per window (MSGSVC_RATE_LIMIT). API.md §6: default 60. */
   readonly rateLimit: number;
-  /** Rate-limit window in seconds (MSGSVC_RATE_WINDOW). CONVENTIONS §8: default 1. */
+  /** Rate-limit window in seconds (MSGSVC_RATE_WINDOW). API.md §6: default 1. */
   readonly rateWindowSeconds: number;
-  /** IANA time zone that timestamps are rendered in (MSGSVC_TIMEZONE). CONVENTIONS §10: default UTC. */
+  /** IANA time zone that timestamps are rendered in (MSGSVC_TIMEZONE). API.md §9: default UTC. */
   readonly timeZone: string;
   /** Region used to read phone numbers written without a country code (MSGSVC_DEFAULT_REGION). */
   readonly defaultRegion: CountryCode;
@@ -49,11 +50,11 @@ export interface Config {
   readonly bodyLimitBytes: number;
   /**
    * Largest contacts/import CSV body in bytes (MSGSVC_IMPORT_BODY_LIMIT, default 52,428,800 = 50 MB,
-   * API-EXTENSIONS §2); larger bodies get 413.
+   * API.md §10.2); larger bodies get 413.
    */
   readonly importBodyLimitBytes: number;
   /**
-   * Largest media/upload body in bytes (MSGSVC_MEDIA_BODY_LIMIT; 413 beyond, API-EXTENSIONS §9).
+   * Largest media/upload body in bytes (MSGSVC_MEDIA_BODY_LIMIT; 413 beyond, API.md §10.7).
    * Default 74,448,896: the 70.00MB file limit (73,400,320 bytes, then 422 `The file "{name}" is
    * too big.`) plus 1 MiB for the multipart envelope, so a file at the limit still fits.
    */
@@ -77,18 +78,28 @@ export interface Config {
   readonly redisUrl: string | undefined;
   /** Prefix of the rate-limit keys in Redis (MSGSVC_RATE_KEY_PREFIX), so deployments can share one Redis. */
   readonly rateKeyPrefix: string;
-  /** Credits one SMS segment costs (MSGSVC_SMS_SEGMENT_CREDITS, default 1; API-EXTENSIONS §6 "Cost"). */
+  /** Credits one SMS segment costs (MSGSVC_SMS_SEGMENT_CREDITS, default 1; API.md §11.1). */
   readonly smsSegmentCredits: number;
-  /** Credits one MMS costs (MSGSVC_MMS_CREDITS, default 3; API-EXTENSIONS §6 "Cost"). */
+  /** Credits one MMS costs (MSGSVC_MMS_CREDITS, default 3; API.md §11.1). */
   readonly mmsCredits: number;
-  /** Run the dispatcher inside `msgsvc serve` (MSGSVC_DISPATCHER, default on; API-EXTENSIONS §8). `msgsvc worker` runs it regardless. */
+  /** Run the dispatcher inside `msgsvc serve` (MSGSVC_DISPATCHER, default on; API.md §11.2). `msgsvc worker` runs it regardless. */
   readonly dispatcher: boolean;
   /**
-   * The carrier messages go to (API-EXTENSIONS §8): `smpp` when MSGSVC_SMPP_URL is set, else
+   * The carrier messages go to (API.md §11.4): `smpp` when MSGSVC_SMPP_URL is set, else
    * `sandbox`, the default when none is configured. MSGSVC_CARRIER may name either explicitly
    * (`smpp` needs the URL; `sandbox` wins over a URL that is set).
    */
   readonly carrier: 'sandbox' | 'smpp';
+  /**
+   * The carriers, in list order (docs/API.md §14.1; MSGSVC_CARRIERS, parsed by
+   * src/lib/carrier-settings.ts). Unset: the one carrier of the single-carrier settings, `smpp`
+   * (MSGSVC_SMPP_URL, MSGSVC_SMPP_RATE, MSGSVC_SMPP_WINDOW) or `sandbox` (MSGSVC_SANDBOX_WINDOW).
+   */
+  readonly carriers: readonly CarrierSpec[];
+  /** The routing rules (MSGSVC_ROUTES); unset: `*=` every carrier in list order. src/carriers/config.ts chooses with them. */
+  readonly routes: readonly RouteRule[];
+  /** The base URL carriers call back (MSGSVC_PUBLIC_URL), normalised, no trailing `/`; required with a Twilio or Android carrier. */
+  readonly publicUrl: string | undefined;
   /** Messages one dispatcher claims at a time (MSGSVC_DISPATCH_BATCH, default 500). */
   readonly dispatchBatchSize: number;
   /**
@@ -103,18 +114,18 @@ export interface Config {
   readonly dispatchPollMs: number;
   /**
    * How often an idle scheduler looks for scheduled messages to check or send, in milliseconds
-   * (MSGSVC_SCHEDULER_POLL_MS, default 200, at most 1,000: API-EXTENSIONS §6 checks a new or
+   * (MSGSVC_SCHEDULER_POLL_MS, default 200, at most 1,000: API.md §10.6 checks a new or
    * changed scheduled message "within a second"). It runs wherever the dispatcher runs.
    */
   readonly schedulerPollMs: number;
   /** Sandbox carrier: milliseconds from Sent to the delivery receipt (MSGSVC_SANDBOX_RECEIPT_MS, default 1,000). */
   readonly sandboxReceiptMs: number;
   /**
-   * API-EXTENSIONS §10 SSRF guard: allow webhook URLs whose host is or resolves to a loopback,
+   * API.md §12.5 SSRF guard: allow webhook URLs whose host is or resolves to a loopback,
    * private, link-local or unspecified address (MSGSVC_WEBHOOK_ALLOW_PRIVATE=1; default off).
    */
   readonly webhookAllowPrivate: boolean;
-  /** API-EXTENSIONS §10: time a receiver has to answer 2xx, ms (MSGSVC_WEBHOOK_TIMEOUT_MS, default 10,000). */
+  /** API.md §12.4: time a receiver has to answer 2xx, ms (MSGSVC_WEBHOOK_TIMEOUT_MS, default 10,000). */
   readonly webhookTimeoutMs: number;
   /** Webhook deliveries claimed per round of the delivery loop (MSGSVC_WEBHOOK_BATCH, default 100). */
   readonly webhookBatchSize: number;
@@ -131,7 +142,7 @@ export interface Config {
    */
   readonly sandboxJournal: string | undefined;
   /**
-   * SMPP carrier (API-EXTENSIONS §8): `smpp://system_id:password@host:port`, `smpps://` for TLS
+   * SMPP carrier (API.md §11.4): `smpp://system_id:password@host:port`, `smpps://` for TLS
    * (MSGSVC_SMPP_URL; unset: no SMPP). Port default 2775. Validated at start (src/lib/smpp-url.ts).
    */
   readonly smppUrl: string | undefined;
@@ -144,14 +155,14 @@ export interface Config {
   /** SMPP: enquire_link period in milliseconds, 0 = never (MSGSVC_SMPP_ENQUIRE_MS, default 30,000). */
   readonly smppEnquireMs: number;
   /**
-   * API-EXTENSIONS §7: the free confirmation of STOP, STOPALL, UNSUBSCRIBE, CANCEL, END and QUIT
+   * API.md §11.5: the free confirmation of STOP, STOPALL, UNSUBSCRIBE, CANCEL, END and QUIT
    * (MSGSVC_STOP_REPLY, 1 to 1,600 characters; default `You have been unsubscribed and will
    * receive no more messages. Reply START to resubscribe.`).
    */
   readonly stopReply: string;
-  /** API-EXTENSIONS §7: the free confirmation of START and UNSTOP (MSGSVC_START_REPLY; default `You have been resubscribed. Reply STOP to unsubscribe.`). */
+  /** API.md §11.5: the free confirmation of START and UNSTOP (MSGSVC_START_REPLY; default `You have been resubscribed. Reply STOP to unsubscribe.`). */
   readonly startReply: string;
-  /** API-EXTENSIONS §7: the free reply to HELP and INFO (MSGSVC_HELP_REPLY; default `Reply STOP to unsubscribe.`). */
+  /** API.md §11.5: the free reply to HELP and INFO (MSGSVC_HELP_REPLY; default `Reply STOP to unsubscribe.`). */
   readonly helpReply: string;
   /**
    * The bearer token of `GET /metrics` (MSGSVC_METRICS_TOKEN: 16 to 200 visible ASCII characters;
@@ -172,7 +183,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 /**
  * One environment variable msgsvc reads: the machine-readable list that docs/configuration.md is
- * generated from (`npm run config:doc`, scripts/config-doc.ts; test/docs-configuration.test.ts
+ * generated from (`npm run config:doc`, scripts/config-doc.ts; test/docs/docs-configuration.test.ts
  * fails when the page is stale or misses a variable read in src/). For a whole number (`integer`)
  * `fallback`, `min` and `max` are the very values loadConfig applies.
  */
@@ -242,6 +253,10 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
   { name: 'MSGSVC_DISPATCH_POLL_MS', group: 'Dispatcher and scheduler', kind: 'integer', fallback: 100, min: 1, max: 60_000, unit: 'ms', meaning: 'how often an idle dispatcher looks for due work' },
   { name: 'MSGSVC_SCHEDULER_POLL_MS', group: 'Dispatcher and scheduler', kind: 'integer', fallback: 200, min: 1, max: 1000, unit: 'ms', meaning: 'how often an idle scheduler looks for scheduled messages to check or send (at most a second: API.md §11.7)' },
   { name: 'MSGSVC_CARRIER', group: 'Dispatcher and scheduler', kind: 'text', fallback: undefined, values: '`sandbox`, `smpp`', meaning: 'the carrier; unset: `smpp` when `MSGSVC_SMPP_URL` is set, else `sandbox`. `sandbox` wins over a URL that is set; `smpp` needs the URL' },
+  // Carriers and routing
+  { name: 'MSGSVC_CARRIERS', group: 'Carriers and routing', kind: 'text', fallback: undefined, values: 'comma-separated `name=URL`: `smpp://`, `smpps://`, `twilio://SID:TOKEN@host`, `twilio+http://…@host:port`, `android://user:password@host:port`, `android+https://…`, `sandbox:`; `?rate=` (1 to 100,000 per second) and `?window=` (1 to 1,000) on any', meaning: 'several carriers at once (API.md §14.1); names 1 to 32 of `a-z 0-9 _ -`; rate default 100 for SMPP, 10 for HTTP carriers, none for the sandbox; window default 10 (the sandbox: `MSGSVC_SANDBOX_WINDOW`); percent-encode `% , / ? #` in a password. Unset: `smpp` (`MSGSVC_SMPP_URL`) or `sandbox`; it cannot be set beside `MSGSVC_SMPP_URL` or `MSGSVC_CARRIER` ([guides/carriers.md](guides/carriers.md))' },
+  { name: 'MSGSVC_ROUTES', group: 'Carriers and routing', kind: 'text', fallback: undefined, values: '`MATCH=name[>name…]` separated by `;`; MATCH `*` or 1 to 15 digits, optionally after `sms:` or `mms:`', meaning: 'which carriers take a message, in failover order: the rule with the longest prefix of the recipient\'s digits, of its type or of none (a typed rule wins a tie); unset: `*=` every carrier in `MSGSVC_CARRIERS` order (API.md §14.1)' },
+  { name: 'MSGSVC_PUBLIC_URL', group: 'Carriers and routing', kind: 'text', fallback: undefined, values: 'an absolute `http://` or `https://` URL, no query', meaning: 'the base URL at which carriers reach this service (receipts, inbound texts, MMS media); required with a `twilio` or `android` carrier' },
   // Sandbox carrier
   { name: 'MSGSVC_SANDBOX_RECEIPT_MS', group: 'Sandbox carrier', kind: 'integer', fallback: 1000, min: 0, max: 86_400_000, unit: 'ms', meaning: 'time from Sent to the delivery receipt (API.md §11.3)' },
   { name: 'MSGSVC_SANDBOX_SUBMIT_MS', group: 'Sandbox carrier', kind: 'integer', fallback: 0, min: 0, max: 60_000, unit: 'ms', meaning: 'time each submit takes, to imitate a carrier\'s latency (benchmarks)' },
@@ -380,7 +395,32 @@ function smppUrl(raw: string | undefined): string | undefined {
   return value;
 }
 
-/** The three reply texts of API-EXTENSIONS §7, word for word, used when their setting is unset or blank. */
+/**
+ * MSGSVC_CARRIERS, MSGSVC_ROUTES and MSGSVC_PUBLIC_URL (src/lib/carrier-settings.ts), the
+ * single-carrier settings being the fallback of the first.
+ * @throws ConfigError naming the entry, never a password or token.
+ */
+function carrierSettings(source: ConfigSource): Pick<Config, 'carriers' | 'routes' | 'publicUrl'> {
+  const smpp = smppUrl(source.MSGSVC_SMPP_URL);
+  const listed = (source.MSGSVC_CARRIERS ?? '').trim() !== '';
+  try {
+    const carriers = parseCarriers(source.MSGSVC_CARRIERS, {
+      // MSGSVC_CARRIER is read only without MSGSVC_CARRIERS; beside it, parseCarriers refuses it.
+      carrier: listed ? 'sandbox' : carrierName(source.MSGSVC_CARRIER, smpp),
+      carrierSetting: source.MSGSVC_CARRIER,
+      smppUrl: smpp,
+      smppRate: integer(source, 'MSGSVC_SMPP_RATE'),
+      smppWindow: integer(source, 'MSGSVC_SMPP_WINDOW'),
+      sandboxWindow: integer(source, 'MSGSVC_SANDBOX_WINDOW'),
+    });
+    return { carriers, routes: parseRoutes(source.MSGSVC_ROUTES, carriers), publicUrl: parsePublicUrl(source.MSGSVC_PUBLIC_URL, carriers) };
+  } catch (err) {
+    if (err instanceof CarrierSettingError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
+/** The three reply texts of API.md §11.5, word for word, used when their setting is unset or blank. */
 export const DEFAULT_REPLIES = Object.freeze({ stop: STOP_REPLY, start: START_REPLY, help: HELP_REPLY });
 
 /** MSGSVC_METRICS_TOKEN: trimmed; unset or blank: no /metrics; else 16 to 200 visible ASCII characters. */
@@ -393,7 +433,7 @@ function metricsToken(raw: string | undefined): string | undefined {
   return token;
 }
 
-/** A §7 reply text setting: trimmed; unset or blank gives `fallback`; over 1,600 characters (ten SMS segments' worth) is refused. */
+/** An API.md §11.5 reply text setting: trimmed; unset or blank gives `fallback`; over 1,600 characters (ten SMS segments' worth) is refused. */
 function replyText(source: ConfigSource, name: string, fallback: string): string {
   const value = (source[name] ?? '').trim();
   if (value === '') return fallback;
@@ -435,7 +475,7 @@ export function loadConfig(source: ConfigSource = process.env): Config {
     rateLimit: integer(source, 'MSGSVC_RATE_LIMIT'),
     rateWindowSeconds: integer(source, 'MSGSVC_RATE_WINDOW'),
     timeZone,
-    defaultRegion: region as CountryCode,
+    defaultRegion: region,
     demo: toggle(source, 'MSGSVC_DEMO'),
     bodyLimitBytes: integer(source, 'MSGSVC_BODY_LIMIT'),
     importBodyLimitBytes: integer(source, 'MSGSVC_IMPORT_BODY_LIMIT'),
@@ -449,6 +489,7 @@ export function loadConfig(source: ConfigSource = process.env): Config {
     smsSegmentCredits: integer(source, 'MSGSVC_SMS_SEGMENT_CREDITS'),
     mmsCredits: integer(source, 'MSGSVC_MMS_CREDITS'),
     dispatcher: toggle(source, 'MSGSVC_DISPATCHER'),
+    ...carrierSettings(source),
     carrier: carrierName(source.MSGSVC_CARRIER, smppUrl(source.MSGSVC_SMPP_URL)),
     dispatchBatchSize: integer(source, 'MSGSVC_DISPATCH_BATCH'),
     dispatchLeaseMs: integer(source, 'MSGSVC_DISPATCH_LEASE_MS'),

@@ -26,7 +26,7 @@ export async function serve(config: Config): Promise<void> {
 }
 
 /**
- * `msgsvc worker` (API-EXTENSIONS §8): the dispatcher alone, without HTTP, until SIGINT/SIGTERM;
+ * `msgsvc worker` (API.md §11.2): the dispatcher alone, without HTTP, until SIGINT/SIGTERM;
  * then the round in progress finishes, its outcomes are written, and the process exits 0.
  * @throws what starting threw (the database cannot be opened or migrated).
  */

@@ -82,9 +82,9 @@ export interface HostLoops {
 }
 
 /**
- * The loops `serve` runs when `config.dispatcher` (none otherwise): API-EXTENSIONS §8, the
- * dispatcher runs inside serve unless MSGSVC_DISPATCHER=0; §6, scheduled messages are checked and
- * sent wherever the dispatcher runs; §10, webhook deliveries are sent wherever the dispatcher runs.
+ * The loops `serve` runs when `config.dispatcher` (none otherwise): API.md §11.2, the
+ * dispatcher runs inside serve unless MSGSVC_DISPATCHER=0; API.md §10.6, scheduled messages are checked and
+ * sent wherever the dispatcher runs; API.md §12, webhook deliveries are sent wherever the dispatcher runs.
  */
 export function createHostLoops(config: Config, store: Store, log: FastifyBaseLogger): HostLoops {
   const dispatcher = config.dispatcher ? createDispatcher(config, store, { log }) : undefined;
@@ -157,7 +157,7 @@ export interface RunningWorker {
 }
 
 /**
- * `msgsvc worker` (API-EXTENSIONS §8): opens the database, applies migrations and starts the host
+ * `msgsvc worker` (API.md §11.2): opens the database, applies migrations and starts the host
  * loops without HTTP, whatever MSGSVC_DISPATCHER says.
  * @throws what opening, migrating or starting the dispatcher threw (the database is closed again).
  */

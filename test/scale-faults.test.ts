@@ -90,54 +90,65 @@ storeTest('Redis goes away: requests still succeed on per-instance memory, one w
   assert.ok(log.lines.some((l) => String(l.msg).includes('Redis reachable again')));
 });
 
-storeTest('PostgreSQL goes away: 503 in the negotiated format within the statement timeout, then recovery without a restart', { stores: ['postgres'] }, async (t) => {
-  const { databaseUrl, demo } = await seededPostgres();
-  const pgUrl = new URL(databaseUrl);
-  const proxy = await startTcpProxy(Number(pgUrl.port || 5432), pgUrl.hostname);
-  t.after(() => proxy.close());
-  pgUrl.port = String(proxy.port);
-  pgUrl.hostname = '127.0.0.1';
-  const config = loadConfig({
-    DATABASE_URL: pgUrl.toString(),
-    MSGSVC_STATEMENT_TIMEOUT_MS: '1000',
-    MSGSVC_RATE_LIMIT: '1000',
-    LOG_LEVEL: 'silent',
-  });
-  const store = openStore(config.database);
-  const app = buildApp(config, { store });
-  t.after(async () => {
-    await app.close();
-    await store.close();
-  });
-  await app.ready();
-  const url = `/v1/numbers/index?access_token=${demo.token}`;
-  assert.equal((await app.inject({ url })).statusCode, 200);
+storeTest(
+  'PostgreSQL goes away: 503 in the negotiated format within the statement timeout, then recovery without a restart',
+  { stores: ['postgres'] },
+  async (t) => {
+    const { databaseUrl, demo } = await seededPostgres();
+    const pgUrl = new URL(databaseUrl);
+    const proxy = await startTcpProxy(Number(pgUrl.port || 5432), pgUrl.hostname);
+    t.after(() => proxy.close());
+    pgUrl.port = String(proxy.port);
+    pgUrl.hostname = '127.0.0.1';
+    const config = loadConfig({
+      DATABASE_URL: pgUrl.toString(),
+      MSGSVC_STATEMENT_TIMEOUT_MS: '1000',
+      MSGSVC_RATE_LIMIT: '1000',
+      LOG_LEVEL: 'silent',
+    });
+    const store = openStore(config.database);
+    const app = buildApp(config, { store });
+    t.after(async () => {
+      await app.close();
+      await store.close();
+    });
+    await app.ready();
+    const url = `/v1/numbers/index?access_token=${demo.token}`;
+    assert.equal((await app.inject({ url })).statusCode, 200);
 
-  proxy.cut();
-  for (const accept of ['application/json', 'application/xml']) {
-    const started = Date.now();
-    const res = await app.inject({ url, headers: { accept } });
-    const took = Date.now() - started;
-    assert.equal(res.statusCode, 503);
-    assert.ok(took < 3000, `answered in ${took} ms`);
-    if (accept === 'application/json') {
-      assert.deepEqual(Object.keys(JSON.parse(res.body)), ['name', 'message', 'code', 'status']);
-      assert.equal(JSON.parse(res.body).name, 'Service Unavailable');
-    } else {
-      assert.match(res.headers['content-type'] as string, /^application\/xml/);
-      assert.match(res.body, /<response><name>Service Unavailable<\/name><message>[^<]+<\/message><code>0<\/code><status>503<\/status><\/response>/);
+    proxy.cut();
+    for (const accept of ['application/json', 'application/xml']) {
+      const started = Date.now();
+      const res = await app.inject({ url, headers: { accept } });
+      const took = Date.now() - started;
+      assert.equal(res.statusCode, 503);
+      assert.ok(took < 3000, `answered in ${took} ms`);
+      if (accept === 'application/json') {
+        assert.deepEqual(Object.keys(JSON.parse(res.body)), ['name', 'message', 'code', 'status']);
+        assert.equal(JSON.parse(res.body).name, 'Service Unavailable');
+      } else {
+        assert.match(res.headers['content-type'] as string, /^application\/xml/);
+        assert.match(
+          res.body,
+          /<response><name>Service Unavailable<\/name><message>[^<]+<\/message><code>0<\/code><status>503<\/status><\/response>/,
+        );
+      }
     }
-  }
-  assert.equal((await app.inject({ url: '/readyz' })).statusCode, 503);
+    assert.equal((await app.inject({ url: '/readyz' })).statusCode, 503);
 
-  proxy.restore();
-  await waitFor(async () => (await app.inject({ url })).statusCode === 200);
-  assert.equal((await app.inject({ url: '/readyz' })).statusCode, 200);
-});
+    proxy.restore();
+    await waitFor(async () => (await app.inject({ url })).statusCode === 200);
+    assert.equal((await app.inject({ url: '/readyz' })).statusCode, 200);
+  },
+);
 
 storeTest('SIGTERM: an in-flight request finishes, the process closes its pools and exits 0', SCALE_OUT, async () => {
   const { databaseUrl, demo } = await seededPostgres();
-  const server = await startServerProcess({ DATABASE_URL: databaseUrl, REDIS_URL: REDIS_TEST_URL, MSGSVC_RATE_KEY_PREFIX: uniqueRatePrefix() });
+  const server = await startServerProcess({
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: REDIS_TEST_URL,
+    MSGSVC_RATE_KEY_PREFIX: uniqueRatePrefix(),
+  });
   const group = demo.groups[0]!;
   // A request whose body is still arriving when SIGTERM lands: it must complete normally.
   const { port } = new URL(server.url);

@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key across instances (API-EXTENSIONS §1: keys are kept in the database, so a replay
+ * Idempotency-Key across instances (API.md §7: keys are kept in the database, so a replay
  * works through any instance; a concurrent duplicate gets the in-progress 409).
  *
  * - Two apps on one database, on both stores: on SQLite two apps (two connections) on the same
@@ -112,7 +112,10 @@ async function postgresDb(url: string): Promise<Db> {
     contacts: (a, n) => count('select count(*)::int as n from contacts where account_id = $1 and number = $2', [a, n]),
     keyRows: (a) => count('select count(*)::int as n from idempotency_keys where account_id = $1', [a]),
     waitForRow: (a, key) =>
-      poll(async () => (await count('select count(*)::int as n from idempotency_keys where account_id = $1 and key = $2', [a, key])) === 1, `the row of ${key}`),
+      poll(
+        async () => (await count('select count(*)::int as n from idempotency_keys where account_id = $1 and key = $2', [a, key])) === 1,
+        `the row of ${key}`,
+      ),
     async holdReservations() {
       // A table lock from another connection: inserts into keyword_reservations wait for it, from
       // any instance; idempotency_keys is untouched.
@@ -136,7 +139,11 @@ function sqliteDb(path: string): Db {
     reservations: async (a, k) => count('select count(*) as n from keyword_reservations where account_id = ? and keyword = ?', a, k),
     contacts: async (a, n) => count('select count(*) as n from contacts where account_id = ? and number = ?', a, n),
     keyRows: async (a) => count('select count(*) as n from idempotency_keys where account_id = ?', a),
-    waitForRow: (a, key) => poll(async () => count('select count(*) as n from idempotency_keys where account_id = ? and key = ?', a, key) === 1, `the row of ${key}`),
+    waitForRow: (a, key) =>
+      poll(
+        async () => count('select count(*) as n from idempotency_keys where account_id = ? and key = ?', a, key) === 1,
+        `the row of ${key}`,
+      ),
     async holdReservations(holder) {
       // The holder's one connection, held through Kysely's lock: its transactions (the
       // reservation) wait, while its Idempotency-Key statements (prepared, run beside the lock)
@@ -180,7 +187,12 @@ function scenarios(setup: () => { a: Instance; b: Instance; db: Db; demo: DemoAc
     assert.equal(asXml.status, 201);
     assert.equal(asXml.header('content-type'), XML_TYPE);
     assert.equal(asXml.header('idempotent-replayed'), 'true');
-    assert.match(asXml.body, new RegExp(`^<\\?xml version="1.0" encoding="UTF-8"\\?>\\n<response><Id>${(JSON.parse(first.body) as { Id: number }).Id}</Id><Number>14155550177</Number>`));
+    assert.match(
+      asXml.body,
+      new RegExp(
+        `^<\\?xml version="1.0" encoding="UTF-8"\\?>\\n<response><Id>${(JSON.parse(first.body) as { Id: number }).Id}</Id><Number>14155550177</Number>`,
+      ),
+    );
     const other = await b.post(CREATE, demo.token, 'create-across', { ...contact, FirstName: 'Changed' });
     assert.equal(other.status, 409);
     assert.deepEqual(JSON.parse(other.body), DIFFERENT);
@@ -251,7 +263,8 @@ describeStores('two apps on one database', (kind) => {
     // The same dir: the same SQLite file, or (PostgreSQL) the same database, with its own connection.
     appB = await buildTestApp(undefined, {}, { dir: appA.dir });
     demo = await appA.seed();
-    db = kind === 'postgres' && appA.config.database.kind === 'postgres' ? await postgresDb(appA.config.database.url) : sqliteDb(appA.dbPath);
+    db =
+      kind === 'postgres' && appA.config.database.kind === 'postgres' ? await postgresDb(appA.config.database.url) : sqliteDb(appA.dbPath);
   });
   after(async () => {
     await db?.close();

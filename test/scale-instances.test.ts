@@ -81,19 +81,33 @@ describeStores('two instances over one PostgreSQL and one Redis', SCALE_OUT, () 
     const group = demo.groups[0]!;
     const names = Array.from({ length: 8 }, (_, i) => `Concurrent name ${i}`);
     const responses = await Promise.all(
-      names.map((name, i) => fetch(url(i % 2 ? a : b, '/v1/groups/update', `id=${group.Id}`), json('PATCH', { fname: name, fnote: `note ${i}` }))),
+      names.map((name, i) =>
+        fetch(url(i % 2 ? a : b, '/v1/groups/update', `id=${group.Id}`), json('PATCH', { fname: name, fnote: `note ${i}` })),
+      ),
     );
     for (const [i, res] of responses.entries()) {
       assert.equal(res.status, 200);
       const record = (await res.json()) as Record<string, unknown>;
-      assert.deepEqual(Object.keys(record), ['Id', 'Name', 'Note', 'KeywordId', 'ParentId', 'DateCreated', 'DateUpdated', 'PhoneNumberIds']);
+      assert.deepEqual(Object.keys(record), [
+        'Id',
+        'Name',
+        'Note',
+        'KeywordId',
+        'ParentId',
+        'DateCreated',
+        'DateUpdated',
+        'PhoneNumberIds',
+      ]);
       assert.equal(record.Name, names[i]);
       assert.equal(record.Note, `note ${i}`);
       assert.deepEqual(record.PhoneNumberIds, group.PhoneNumberIds);
     }
     const final = await fetch(url(a, '/v1/groups/update', `id=${group.Id}`), json('PATCH', { fname: 'Final check' }));
     const finalRecord = (await final.json()) as { Note: string };
-    assert.ok(names.some((_, i) => finalRecord.Note === `note ${i}`), `final note ${finalRecord.Note} is one of the writes`);
+    assert.ok(
+      names.some((_, i) => finalRecord.Note === `note ${i}`),
+      `final note ${finalRecord.Note} is one of the writes`,
+    );
   });
 
   test(`with a limit of ${RATE_LIMIT} per window, exactly that many requests succeed across both instances`, async () => {
@@ -101,9 +115,7 @@ describeStores('two instances over one PostgreSQL and one Redis', SCALE_OUT, () 
     const probe = await fetch(url(a, '/v1/credits/balance'));
     const remaining = Number(probe.headers.get('x-rate-limit-remaining'));
     assert.ok(remaining > 0 && remaining < RATE_LIMIT);
-    const responses = await Promise.all(
-      Array.from({ length: remaining + 20 }, (_, i) => fetch(url(i % 2 ? a : b, '/v1/credits/balance'))),
-    );
+    const responses = await Promise.all(Array.from({ length: remaining + 20 }, (_, i) => fetch(url(i % 2 ? a : b, '/v1/credits/balance'))));
     const ok = responses.filter((r) => r.status === 200).length;
     const limited = responses.filter((r) => r.status === 429).length;
     assert.equal(ok, remaining);

@@ -24,70 +24,81 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-for (const args of [['--workers', '1'], ['--workers', '2']]) {
+for (const args of [
+  ['--workers', '1'],
+  ['--workers', '2'],
+]) {
   describe(`msgsvc serve ${args.join(' ')}`, () => {
-    test('with stdout a pipe whose reader stopped reading and then went away, SIGTERM still finishes the in-flight request and exits 0 within 10 s', { skip, timeout: 60_000 }, async (t) => {
-      const { dbPath } = tempDir(t);
-      const { token } = await seedAccount(dbPath);
-      const port = await freePort();
-      const base = `http://127.0.0.1:${port}`;
-      const server = spawnServe(t, args, {
-        DATABASE_URL: dbPath,
-        PORT: String(port),
-        MSGSVC_DEMO: '0',
-        MSGSVC_DISPATCHER: '0',
-        MSGSVC_RATE_LIMIT: '1000000',
-        LOG_LEVEL: 'info',
-      });
-      await waitForHttp(`${base}/healthz`);
-      const balance = `${base}/v1/credits/balance?access_token=${encodeURIComponent(token)}`;
-
-      // The reader stops reading; ~2 MB of log lines (6 KB each: the URL is logged) fill the pipe.
-      server.child.stdout!.pause();
-      const pad = 'x'.repeat(6000);
-      for (let i = 0; i < 320; i++) {
-        const res = await fetch(`${balance}&pad=${pad}`);
-        await res.arrayBuffer();
-      }
-      const answered = await fetch(balance);
-      assert.equal(answered.status, 200, 'the server answers while its log output is full');
-      assert.equal(((await answered.json()) as { AvailableCredits: unknown }).AvailableCredits, 0);
-
-      // A request whose body is still arriving when SIGTERM lands.
-      const req = request(`${base}/v1/groups/create?access_token=${encodeURIComponent(token)}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
-        // Connection: close, so that the process exits once it has answered: a connection kept
-        // alive after its answer holds the close until the client lets go (not this test's subject).
-        agent: false,
-      });
-      const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
-        req.on('response', (res) => {
-          let body = '';
-          res.on('data', (d: Buffer) => (body += d.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    test(
+      'with stdout a pipe whose reader stopped reading and then went away, SIGTERM still finishes the in-flight request and exits 0 within 10 s',
+      { skip, timeout: 60_000 },
+      async (t) => {
+        const { dbPath } = tempDir(t);
+        const { token } = await seedAccount(dbPath);
+        const port = await freePort();
+        const base = `http://127.0.0.1:${port}`;
+        const server = spawnServe(t, args, {
+          DATABASE_URL: dbPath,
+          PORT: String(port),
+          MSGSVC_DEMO: '0',
+          MSGSVC_DISPATCHER: '0',
+          MSGSVC_RATE_LIMIT: '1000000',
+          LOG_LEVEL: 'info',
         });
-        req.on('error', reject);
-      });
-      req.write('{"fname":"Sent during');
-      await sleep(300);
-      const sigtermAt = Date.now();
-      server.child.kill('SIGTERM');
-      const exit = within(server.exited, 10_000);
-      const exitedAt = server.exited.then(() => Date.now());
-      await sleep(300);
-      req.end(' shutdown"}');
-      const res = await response;
-      assert.equal(res.status, 201, res.body);
-      assert.equal((JSON.parse(res.body) as { Name: string }).Name, 'Sent during shutdown');
+        await waitForHttp(`${base}/healthz`);
+        const balance = `${base}/v1/credits/balance?access_token=${encodeURIComponent(token)}`;
 
-      // Then the reader goes away for good (it exited): writes to the pipe now fail with EPIPE.
-      await sleep(1500);
-      server.child.stdout!.destroy();
-      const exited = await exit;
-      if (exited) t.diagnostic(`exited ${(await exitedAt) - sigtermAt} ms after SIGTERM`);
-      else server.child.kill('SIGKILL'); // the old failure: the flush at exit never ends
-      assert.deepEqual(exited, { code: 0, signal: null }, `exit 0 within 10 s of SIGTERM (undefined: still running)\nstderr:\n${server.stderr}`);
-    });
+        // The reader stops reading; ~2 MB of log lines (6 KB each: the URL is logged) fill the pipe.
+        server.child.stdout!.pause();
+        const pad = 'x'.repeat(6000);
+        for (let i = 0; i < 320; i++) {
+          const res = await fetch(`${balance}&pad=${pad}`);
+          await res.arrayBuffer();
+        }
+        const answered = await fetch(balance);
+        assert.equal(answered.status, 200, 'the server answers while its log output is full');
+        assert.equal(((await answered.json()) as { AvailableCredits: unknown }).AvailableCredits, 0);
+
+        // A request whose body is still arriving when SIGTERM lands.
+        const req = request(`${base}/v1/groups/create?access_token=${encodeURIComponent(token)}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+          // Connection: close, so that the process exits once it has answered: a connection kept
+          // alive after its answer holds the close until the client lets go (not this test's subject).
+          agent: false,
+        });
+        const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+          req.on('response', (res) => {
+            let body = '';
+            res.on('data', (d: Buffer) => (body += d.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          });
+          req.on('error', reject);
+        });
+        req.write('{"fname":"Sent during');
+        await sleep(300);
+        const sigtermAt = Date.now();
+        server.child.kill('SIGTERM');
+        const exit = within(server.exited, 10_000);
+        const exitedAt = server.exited.then(() => Date.now());
+        await sleep(300);
+        req.end(' shutdown"}');
+        const res = await response;
+        assert.equal(res.status, 201, res.body);
+        assert.equal((JSON.parse(res.body) as { Name: string }).Name, 'Sent during shutdown');
+
+        // Then the reader goes away for good (it exited): writes to the pipe now fail with EPIPE.
+        await sleep(1500);
+        server.child.stdout!.destroy();
+        const exited = await exit;
+        if (exited) t.diagnostic(`exited ${(await exitedAt) - sigtermAt} ms after SIGTERM`);
+        else server.child.kill('SIGKILL'); // the old failure: the flush at exit never ends
+        assert.deepEqual(
+          exited,
+          { code: 0, signal: null },
+          `exit 0 within 10 s of SIGTERM (undefined: still running)\nstderr:\n${server.stderr}`,
+        );
+      },
+    );
   });
 }

@@ -125,7 +125,11 @@ describe('parseDatabaseUrl', () => {
   }
   test('other schemes are rejected', () => {
     for (const raw of ['mysql://x', 'http://h/db', 'redis://h']) {
-      assert.throws(() => parseDatabaseUrl(raw), (err: unknown) => err instanceof ConfigError && /DATABASE_URL/.test(err.message), raw);
+      assert.throws(
+        () => parseDatabaseUrl(raw),
+        (err: unknown) => err instanceof ConfigError && /DATABASE_URL/.test(err.message),
+        raw,
+      );
     }
   });
 });
@@ -145,7 +149,8 @@ describe('MSGSVC_WORKERS (serve --workers)', () => {
     for (const raw of ['0', '257', '-1', '1.5', 'x', 'auto2']) {
       assert.throws(
         () => loadConfig({ MSGSVC_WORKERS: raw }),
-        (err: unknown) => err instanceof ConfigError && err.message.startsWith('MSGSVC_WORKERS must be a whole number between 1 and 256, or auto'),
+        (err: unknown) =>
+          err instanceof ConfigError && err.message.startsWith('MSGSVC_WORKERS must be a whole number between 1 and 256, or auto'),
         raw,
       );
     }

@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-// @ts-expect-error: plain JavaScript without type declarations (it runs before anything is built).
 import { BUILD_STAMP, chooseEntry } from '../bin/entry.js';
 
 function tree(t: { after(fn: () => void): void }): string {

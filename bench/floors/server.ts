@@ -30,7 +30,7 @@ const ACCOUNT = Number(accountArg ?? 1);
 const PER_PAGE = 100;
 const ANCHOR_STEP = 1000;
 
-const db = new Database(file!);
+const db = new Database(file);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
 db.pragma('foreign_keys = ON');
@@ -43,6 +43,7 @@ function rowsOf(sql: string): (...params: unknown[]) => Row[] {
   const statement = db.prepare(sql);
   const names = statement.columns().map((c) => c.name);
   statement.raw(true);
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- one compiled object literal per row shape; the names are JSON-quoted
   const toRow = new Function('v', `return {${names.map((n, i) => `${JSON.stringify(n)}: v[${i}]`).join(', ')}};`) as (v: unknown[]) => Row;
   return (...params) => {
     const raw = statement.all(...params) as unknown[][];
@@ -63,7 +64,8 @@ const run = (sql: string) => {
   const statement = db.prepare(sql);
   return (...params: unknown[]) => statement.run(...params);
 };
-const json = (reply: FastifyReply, status: number, body: unknown) => reply.code(status).type('application/json; charset=UTF-8').send(JSON.stringify(body));
+const json = (reply: FastifyReply, status: number, body: unknown) =>
+  reply.code(status).type('application/json; charset=UTF-8').send(JSON.stringify(body));
 const now = () => Math.floor(Date.now() / 1000);
 const pageOf = (q: { page?: string }) => Math.max(1, Number(q.page ?? 1) || 1);
 
@@ -71,25 +73,41 @@ const CONTACT_COLUMNS = `"id", "number", "opted_out", "first_name", "last_name",
 const sql = {
   credits: one(`select "available_credits" from "credit_balances" where "account_id" = ?`),
   numbersCount: one(`select count(*) as "n" from "account_numbers" where "account_id" = ?`),
-  numbersPage: rowsOf(`select "number", "status_id", "blocked_at" from "account_numbers" where "account_id" = ? order by "id" limit cast(? as integer) offset cast(? as integer)`),
+  numbersPage: rowsOf(
+    `select "number", "status_id", "blocked_at" from "account_numbers" where "account_id" = ? order by "id" limit cast(? as integer) offset cast(? as integer)`,
+  ),
   contactByE164: one(`select ${CONTACT_COLUMNS} from "contacts" where "account_id" = ? and "number_e164" = ?`),
   contactById: one(`select ${CONTACT_COLUMNS} from "contacts" where "account_id" = ? and "id" = ?`),
   groupIds: column(`select "group_id" from "group_members" where "contact_id" = ? and "account_id" = ? order by "group_id"`),
-  fieldIds: column(`select "custom_field_id" from "custom_field_entries" where "contact_id" = ? and "account_id" = ? order by "custom_field_id"`),
+  fieldIds: column(
+    `select "custom_field_id" from "custom_field_entries" where "contact_id" = ? and "account_id" = ? order by "custom_field_id"`,
+  ),
   smsTotals: one(`select "scheduled_messages", "scheduled_messages_version" from "list_totals" where "account_id" = ?`),
   smsColumns: `select "id", "mobile_phone", "message", "scheduled_at", "status_id", "type_id", "mms_template_id", "subject" from "scheduled_messages"`,
   contactTotals: one(`select "contacts", "contacts_version" from "list_totals" where "account_id" = ?`),
-  contactsRows: rowsOf(`select ${CONTACT_COLUMNS} from "contacts" where "account_id" = ? and "id" in (select value from json_each(?)) order by "id"`),
-  contactsGroups: rowsOf(`select "contact_id", "group_id" from "group_members" where "contact_id" in (select value from json_each(?)) and "account_id" = ? order by "contact_id", "group_id"`),
-  contactsFields: rowsOf(`select "contact_id", "custom_field_id" from "custom_field_entries" where "contact_id" in (select value from json_each(?)) and +"account_id" = ? order by "contact_id", "custom_field_id"`),
+  contactsRows: rowsOf(
+    `select ${CONTACT_COLUMNS} from "contacts" where "account_id" = ? and "id" in (select value from json_each(?)) order by "id"`,
+  ),
+  contactsGroups: rowsOf(
+    `select "contact_id", "group_id" from "group_members" where "contact_id" in (select value from json_each(?)) and "account_id" = ? order by "contact_id", "group_id"`,
+  ),
+  contactsFields: rowsOf(
+    `select "contact_id", "custom_field_id" from "custom_field_entries" where "contact_id" in (select value from json_each(?)) and +"account_id" = ? order by "contact_id", "custom_field_id"`,
+  ),
   groupExists: one(`select "id" from "groups" where "account_id" = ? and "id" = ?`),
   groupRename: run(`update "groups" set "updated_at" = ?, "name" = ?, "note" = ? where "account_id" = ? and "id" = ?`),
-  group: one(`select "id", "name", "note", "keyword_id", "parent_id", "created_at", "updated_at" from "groups" where "account_id" = ? and "id" = ?`),
+  group: one(
+    `select "id", "name", "note", "keyword_id", "parent_id", "created_at", "updated_at" from "groups" where "account_id" = ? and "id" = ?`,
+  ),
   members: column(`select "contact_id" from "group_members" where "group_id" = ? and "account_id" = ? order by "contact_id"`),
-  entry: one(`select "id", "custom_field_id", "contact_id", "entry", "created_at", "updated_at" from "custom_field_entries" where "account_id" = ? and "id" = ?`),
+  entry: one(
+    `select "id", "custom_field_id", "contact_id", "entry", "created_at", "updated_at" from "custom_field_entries" where "account_id" = ? and "id" = ?`,
+  ),
   fieldExists: one(`select "id" from "custom_fields" where "account_id" = ? and "id" = ?`),
   contactExists: one(`select "id" from "contacts" where "account_id" = ? and "id" = ?`),
-  entrySet: run(`update "custom_field_entries" set "custom_field_id" = ?, "contact_id" = ?, "entry" = ?, "updated_at" = ? where "account_id" = ? and "id" = ?`),
+  entrySet: run(
+    `update "custom_field_entries" set "custom_field_id" = ?, "contact_id" = ?, "entry" = ?, "updated_at" = ? where "account_id" = ? and "id" = ?`,
+  ),
   accountNumber: one(`select "id", "number", "status_id" from "account_numbers" where "account_id" = ? and "number" = ?`),
   keywordInsert: one(
     `insert into "keyword_reservations" ("account_id", "account_number_id", "number", "keyword", "keyword_key", "autoreply_message", "created_at") values (?, ?, (select n.number from account_numbers n where n.account_id = ? and n.id = ?), ?, ?, ?, ?) returning "id"`,
@@ -97,16 +115,26 @@ const sql = {
   contactInsert: one(
     `insert into "contacts" ("account_id", "number", "number_e164", "opted_out", "first_name", "last_name", "birthday", "email", "zip", "city", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning "id"`,
   ),
-  firstActiveNumber: one(`select "id", "number" from "account_numbers" where "account_id" = ? and "status_id" = ? order by "id" limit cast(? as integer)`),
-  debit: run(`update "credit_balances" set "available_credits" = "available_credits" - ?, "updated_at" = ? where "account_id" = ? and "available_credits" >= ?`),
+  firstActiveNumber: one(
+    `select "id", "number" from "account_numbers" where "account_id" = ? and "status_id" = ? order by "id" limit cast(? as integer)`,
+  ),
+  debit: run(
+    `update "credit_balances" set "available_credits" = "available_credits" - ?, "updated_at" = ? where "account_id" = ? and "available_credits" >= ?`,
+  ),
   messageInsert: one(
     `insert into "messages" ("account_id", "direction", "number", "mobile_phone", "message", "type_id", "status_id", "segments", "credits", "batch_id", "scheduled_message_id", "opt_out_exempt", "created_at", "sent_at", "delivered_at", "due_at", "lease_token", "carrier_message_id", "receipt_status", "receipt_error", "receipt_due_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning "id", "direction", "number", "mobile_phone", "message", "type_id", "status_id", "segments", "credits", "batch_id", "scheduled_message_id", "error_code", "created_at", "sent_at", "delivered_at"`,
   ),
 };
 const smsPage = rowsOf(`${sql.smsColumns} where "account_id" = ? order by "id" limit cast(? as integer) offset cast(? as integer)`);
-const smsPageFrom = rowsOf(`${sql.smsColumns} where "account_id" = ? and "id" >= ? order by "id" limit cast(? as integer) offset cast(? as integer)`);
-const contactIdsPage = column(`select "id" from "contacts" where "account_id" = ? order by "id" limit cast(? as integer) offset cast(? as integer)`);
-const contactIdsPageFrom = column(`select "id" from "contacts" where "account_id" = ? and "id" >= ? order by "id" limit cast(? as integer) offset cast(? as integer)`);
+const smsPageFrom = rowsOf(
+  `${sql.smsColumns} where "account_id" = ? and "id" >= ? order by "id" limit cast(? as integer) offset cast(? as integer)`,
+);
+const contactIdsPage = column(
+  `select "id" from "contacts" where "account_id" = ? order by "id" limit cast(? as integer) offset cast(? as integer)`,
+);
+const contactIdsPageFrom = column(
+  `select "id" from "contacts" where "account_id" = ? and "id" >= ? order by "id" limit cast(? as integer) offset cast(? as integer)`,
+);
 
 /** The id at row position k × ANCHOR_STEP of a list, cached per list version (msgsvc caches its anchors so). */
 function anchorOf(table: 'scheduled_messages' | 'contacts') {
@@ -131,7 +159,7 @@ function contactWithIds(contact: Row): Row {
 const groupWithMembers = (id: number): Row => ({ ...sql.group(ACCOUNT, id), contact_ids: sql.members(id, ACCOUNT) });
 
 const app = Fastify();
-app.get('/', async () => 'ok');
+app.get('/', () => Promise.resolve('ok'));
 
 // Reads.
 app.get('/v1/credits/balance', (request, reply) => {
@@ -164,7 +192,9 @@ app.get<{ Querystring: { page?: string } }>('/v1/contacts/index', (request, repl
   const totals = sql.contactTotals(ACCOUNT)!;
   const offset = (pageOf(request.query) - 1) * PER_PAGE;
   const start = contactAnchor(totals.contacts_version as number, offset);
-  const ids = JSON.stringify(start ? contactIdsPageFrom(ACCOUNT, start.fromId, PER_PAGE, start.offset) : contactIdsPage(ACCOUNT, PER_PAGE, offset));
+  const ids = JSON.stringify(
+    start ? contactIdsPageFrom(ACCOUNT, start.fromId, PER_PAGE, start.offset) : contactIdsPage(ACCOUNT, PER_PAGE, offset),
+  );
   const rows = sql.contactsRows(ACCOUNT, ids);
   // Both lists are in contact order: one merge pass gives each contact its ids.
   const groups = sql.contactsGroups(ids, ACCOUNT);
@@ -199,11 +229,14 @@ const entryUpdate = db.transaction((id: number, fieldId: number, contactId: numb
   sql.entrySet(fieldId, contactId, value, now(), ACCOUNT, id);
   return sql.entry(ACCOUNT, id);
 });
-app.post<{ Querystring: { id?: string }; Body: { frfield: number; frcontact: string; fvalue: string } }>('/v1/custom-contact-fields-entry/update', (request, reply) => {
-  const { frfield, frcontact, fvalue } = request.body;
-  const entry = entryUpdate(Number(request.query.id), Number(frfield), Number(frcontact), fvalue);
-  return entry ? json(reply, 200, entry) : json(reply, 404, { message: 'not found' });
-});
+app.post<{ Querystring: { id?: string }; Body: { frfield: number; frcontact: string; fvalue: string } }>(
+  '/v1/custom-contact-fields-entry/update',
+  (request, reply) => {
+    const { frfield, frcontact, fvalue } = request.body;
+    const entry = entryUpdate(Number(request.query.id), Number(frfield), Number(frcontact), fvalue);
+    return entry ? json(reply, 200, entry) : json(reply, 404, { message: 'not found' });
+  },
+);
 
 const keywordReserve = db.transaction((keyword: string, number: string, autoreply: string) => {
   const n = sql.accountNumber(ACCOUNT, number);
@@ -234,7 +267,9 @@ function addStatementsFor(n: number) {
   if (!s) {
     s = {
       count: one(`select count(*) as "n" from "contacts" where "account_id" = ? and "id" in (${Array(n).fill('?').join(', ')})`),
-      insert: run(`insert into "group_members" ("account_id", "group_id", "contact_id") values ${Array(n).fill('(?, ?, ?)').join(', ')} on conflict ("group_id", "contact_id") do nothing`),
+      insert: run(
+        `insert into "group_members" ("account_id", "group_id", "contact_id") values ${Array(n).fill('(?, ?, ?)').join(', ')} on conflict ("group_id", "contact_id") do nothing`,
+      ),
     };
     addStatements.set(n, s);
   }
@@ -263,7 +298,29 @@ app.post<{ Querystring: { id?: string }; Body: { PhoneNumberIds: number[] } }>('
 const sendTx = db.transaction((from: string, to: string, message: string, segments: number) => {
   const t = Date.now();
   if (sql.debit(segments, Math.floor(t / 1000), ACCOUNT, segments).changes !== 1) return undefined;
-  return sql.messageInsert(ACCOUNT, 1, from, to, message, 1, 1, segments, segments, null, null, 0, Math.floor(t / 1000), null, null, t, null, null, null, null, null);
+  return sql.messageInsert(
+    ACCOUNT,
+    1,
+    from,
+    to,
+    message,
+    1,
+    1,
+    segments,
+    segments,
+    null,
+    null,
+    0,
+    Math.floor(t / 1000),
+    null,
+    null,
+    t,
+    null,
+    null,
+    null,
+    null,
+    null,
+  );
 });
 app.post<{ Body: { MobilePhone: string; Message: string } }>('/v1/sms/send', (request, reply) => {
   const { MobilePhone, Message } = request.body;

@@ -14,7 +14,11 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export function buildCopy(dir: string): string {
   const app = join(dir, 'app');
   mkdirSync(join(app, 'bin'), { recursive: true });
-  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(app, 'dist')], { stdio: 'inherit' });
+  const tsc = spawnSync(
+    process.execPath,
+    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(app, 'dist')],
+    { stdio: 'inherit' },
+  );
   if (tsc.status !== 0) throw new Error('tsc failed');
   writeFileSync(join(app, 'dist', '.built'), '');
   for (const f of ['msgsvc.js', 'entry.js']) copyFileSync(join(ROOT, 'bin', f), join(app, 'bin', f));

@@ -31,9 +31,13 @@ export async function ensureDataset(dir: string, size: number): Promise<Generate
     rmSync(file, { force: true });
     for (const suffix of ['-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
   }
-  const out = await runToCompletion(process.execPath, [join(ROOT, 'bin/msgsvc.js'), '--database-url', file, 'generate', '--contacts', String(size), '--log-messages', String(size)], {
-    MSGSVC_DEMO: '0',
-  });
+  const out = await runToCompletion(
+    process.execPath,
+    [join(ROOT, 'bin/msgsvc.js'), '--database-url', file, 'generate', '--contacts', String(size), '--log-messages', String(size)],
+    {
+      MSGSVC_DEMO: '0',
+    },
+  );
   writeFileSync(summaryFile, out);
   const summary = JSON.parse(out) as Dataset & { seconds: number };
   return { ...summary, file, generateSeconds: summary.seconds, reused: false };

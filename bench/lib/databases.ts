@@ -3,7 +3,8 @@
  * in `sqliteDir`, left for its owner to remove), or a PostgreSQL database created for the run on
  * the server at `pgUrl` and dropped by `drop()` (with force: the step's connections may linger).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -33,7 +34,7 @@ export async function benchDatabase(
     }
     const dir = mkdtempSync(join(tmpdir(), `msgsvc-bench-${label}-`));
     const path = join(dir, 'msgsvc.db');
-    return { config: { kind: 'sqlite', path }, url: path, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return { config: { kind: 'sqlite', path }, url: path, drop: () => rm(dir, { recursive: true, force: true }) };
   }
   const name = `msgsvc_bench_${label}_${process.pid}_${Date.now().toString(36)}`;
   const admin = async (q: string) => {

@@ -89,7 +89,11 @@ function completeLength(buf: Buffer, head: boolean): { length: number; status: n
  * server's latency (p50 ~1 ms for a server that answers in 0.1 ms). Spinning keeps each send
  * within a few µs of its time, at the cost of one busy CPU. Without it, timers are used.
  */
-export async function pacedLoad(baseUrl: string, request: Request, options: { rate: number; seconds: number; connections: number; expected: number; spin?: boolean }): Promise<PacedRun> {
+export async function pacedLoad(
+  baseUrl: string,
+  request: Request,
+  options: { rate: number; seconds: number; connections: number; expected: number; spin?: boolean },
+): Promise<PacedRun> {
   const url = new URL(baseUrl);
   const host = url.host;
   const total = Math.round(options.rate * options.seconds);

@@ -152,7 +152,10 @@ export async function startServer(options: {
   cwd?: string;
 }): Promise<Server> {
   const command = options.cpu !== undefined ? 'taskset' : process.execPath;
-  const args = options.cpu !== undefined ? ['-c', String(options.cpu), process.execPath, ...options.nodeArgs, ...options.args] : [...options.nodeArgs, ...options.args];
+  const args =
+    options.cpu !== undefined
+      ? ['-c', String(options.cpu), process.execPath, ...options.nodeArgs, ...options.args]
+      : [...options.nodeArgs, ...options.args];
   const child = spawn(command, args, {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
@@ -200,7 +203,11 @@ function stopChild(child: ChildProcess): Promise<void> {
 export function runToCompletion(command: string, args: string[], env: Record<string, string> = {}, timeoutMs?: number): Promise<string> {
   return new Promise((resolve, reject) => {
     // With a time limit the child leads its own process group, so that what it started goes too.
-    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'], detached: timeoutMs !== undefined });
+    const child = spawn(command, args, {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+      detached: timeoutMs !== undefined,
+    });
     children.add(child);
     let out = '';
     let timedOut = false;
@@ -219,7 +226,7 @@ export function runToCompletion(command: string, args: string[], env: Record<str
             killGroup('SIGTERM');
             setTimeout(() => killGroup('SIGKILL'), 3000).unref();
           }, timeoutMs);
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.once('error', reject);
     child.once('exit', (code) => {
       clearTimeout(timer);
@@ -239,7 +246,7 @@ export function countInstructions(pid: number): () => Promise<number | null> {
   const child = spawn('perf', ['stat', '-x', ',', '-e', 'instructions', '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
   children.add(child);
   let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return async () => {
     child.kill('SIGINT');

@@ -15,7 +15,9 @@ export function addDemoCommand(program: Command, config: () => Config): void {
     .option('--base-url <url>', 'server address for the printed curl lines', 'http://127.0.0.1:8080')
     .action(async (opts: { json?: boolean; baseUrl: string }) => {
       const cfg = config();
-      const demo = await withStore(cfg, (store) => createDemoAccount(store, recordMappers(createTimeFormat(cfg.timeZone)), cfg.defaultRegion));
+      const demo = await withStore(cfg, (store) =>
+        createDemoAccount(store, recordMappers(createTimeFormat(cfg.timeZone)), cfg.defaultRegion),
+      );
       if (opts.json) out(demo);
       else {
         out(`account ${demo.account.id} (${demo.account.name})\naccess token: ${demo.token}\n`);

@@ -34,7 +34,9 @@ const FLAG_ENV: Record<string, string> = {
 function configFrom(opts: Record<string, unknown>): Config {
   const source: ConfigSource = { ...process.env };
   for (const [flag, env] of Object.entries(FLAG_ENV)) {
-    if (opts[flag] !== undefined) source[env] = String(opts[flag]);
+    // Commander's value of each of these flags is its text (none has a parser).
+    const value = opts[flag] as string | undefined;
+    if (value !== undefined) source[env] = String(value);
   }
   if (opts.demo === false) source.MSGSVC_DEMO = '0';
   return loadConfig(source);
@@ -92,7 +94,7 @@ export function buildCli(shell: ProcessShell): Command {
     .option('--log-level <level>', 'pino log level (env LOG_LEVEL, default info)')
     .option('--no-demo', 'do not create a demo account on first start (env MSGSVC_DEMO=0)')
     .option('--workers <n|auto>', 'HTTP worker processes sharing the port, 1 to 256 or auto = cores - 1 (env MSGSVC_WORKERS, default auto)')
-    .action(async (opts) => {
+    .action(async (opts: Record<string, unknown>) => {
       await shell.serve(config(opts));
     });
 
@@ -100,7 +102,7 @@ export function buildCli(shell: ProcessShell): Command {
     .command('worker')
     .description('run the dispatcher alone, without HTTP: queued messages to the carrier, receipts back to the log')
     .option('--log-level <level>', 'pino log level (env LOG_LEVEL, default info)')
-    .action(async (opts) => {
+    .action(async (opts: Record<string, unknown>) => {
       await shell.worker(config(opts));
     });
 
@@ -108,10 +110,8 @@ export function buildCli(shell: ProcessShell): Command {
     .command('migrate')
     .description('apply pending database migrations')
     .action(async () => {
-      const applied = await withStore(config(), async (store) => {
-        // withStore already migrated; report what the schema holds now.
-        return store.dialect;
-      });
+      // withStore already migrated; report what the schema holds now.
+      const applied = await withStore(config(), (store) => Promise.resolve(store.dialect));
       out(`migrations applied (${applied})`);
     });
 
@@ -169,7 +169,8 @@ export function buildCli(shell: ProcessShell): Command {
             // Keep AvailableCredits an exact integer (JSON and the bigint column), never below zero.
             const next = mode === 'set' ? opts.amount : available + opts.amount;
             if (!Number.isSafeInteger(next)) throw new CliError(`the balance would be ${next}, beyond ±${Number.MAX_SAFE_INTEGER}`);
-            if (next < 0) throw new CliError(`the balance would be ${next}: AvailableCredits cannot go below zero (available: ${available})`);
+            if (next < 0)
+              throw new CliError(`the balance would be ${next}: AvailableCredits cannot go below zero (available: ${available})`);
             return accounts.changeCredits(tx, opts.account, opts.amount, mode, nowSeconds());
           });
         });
@@ -183,7 +184,9 @@ export function buildCli(shell: ProcessShell): Command {
     .description('add a short code or long number to an account')
     .requiredOption('--account <id>', 'account id', positiveInt)
     .requiredOption('--number <number>', 'short code (3-8 digits) or phone number')
-    .addOption(new Option('--status <id>', 'Status_Id: 0 Active, 1 Inactive, 301 Temporarily blocked, 302 Permanently blocked').default('0'))
+    .addOption(
+      new Option('--status <id>', 'Status_Id: 0 Active, 1 Inactive, 301 Temporarily blocked, 302 Permanently blocked').default('0'),
+    )
     .action(async (opts: { account: number; number: string; status: string }) => {
       const status = Number(opts.status);
       if (!/^\d+$/.test(opts.status) || NUMBER_STATUSES[status] === undefined) {
@@ -219,7 +222,7 @@ export function buildCli(shell: ProcessShell): Command {
     .requiredOption('--account <id>', 'account id', positiveInt)
     .argument('<file>', 'CSV file: a header row naming the columns (Number required), then one contact per row')
     .action(async (file: string, opts: { account: number }) => {
-      // contacts/import (API-EXTENSIONS §2) on a file: the same rules, the same report (stdout, JSON),
+      // contacts/import (API.md §10.2) on a file: the same rules, the same report (stdout, JSON),
       // with a progress bar on stderr (redrawn on a terminal, one line per 10 % otherwise).
       let size: number;
       try {
@@ -270,7 +273,7 @@ export function buildCli(shell: ProcessShell): Command {
             ...(opts.logMessages !== undefined ? { logMessages: opts.logMessages } : {}),
             ...(opts.name ? { name: opts.name } : {}),
           },
-          bar.update,
+          (progress) => bar.update(progress),
         ),
       );
       bar.done(

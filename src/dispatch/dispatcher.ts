@@ -4,39 +4,79 @@ import { inTransaction, type Store } from '../store/db.ts';
 import * as dispatch from '../store/repositories/dispatch.ts';
 import type { ClaimedMessage } from '../store/repositories/dispatch.ts';
 import { refundCredits } from '../store/repositories/credits.ts';
+import { findTemplate } from '../store/repositories/media.ts';
 import { LOG_STATUS, MESSAGE_TYPE_MMS } from '../records/statuses.ts';
 import type { Clock } from '../lib/time.ts';
-import type { Carrier, CarrierSink, InboundText, Receipt, SubmitResult } from './carrier.ts';
+import type { Carrier, CarrierSink, InboundText, OutboundMessage, Receipt, SubmitResult } from './carrier.ts';
 import { emitMessageEvents } from '../domain/webhooks.ts';
+import { applyCarrierReceipt, applyMatchedParkedReceipts, applyParkedReceipts } from '../domain/carrier-receipts.ts';
+import { createRouter, type Router, type RouteRule } from '../carriers/config.ts';
 import type { SmppStatus } from './smpp.ts';
 
 /**
- * The dispatcher (API-EXTENSIONS §8): takes queued messages to the carrier and the carrier's
+ * The dispatcher (API.md §11.2): takes queued messages to the carriers and the carriers'
  * receipts back to the log. `msgsvc serve` runs one (unless MSGSVC_DISPATCHER=0); `msgsvc worker`
  * runs one alone. Any number of them may share one database.
  *
+ * Several carriers (API.md §14.1): each message goes where MSGSVC_ROUTES sends it
+ * (src/carriers/config.ts createRouter): the first carrier of its route that takes its type and is
+ * ready. One carrier (the single-carrier settings, or `carrier` in the options) is one route `*`.
+ *
  * One round (`runOnce`):
  * 1. announced receipts that are due are applied (Sent → Delivered / Undelivered), one statement;
- * 2. up to `batchSize` due messages are claimed in ONE atomic statement that also commits them as
- *    `sending` with a lease (src/store/repositories/dispatch.ts): from here on no other dispatcher
- *    takes them until the lease runs out;
+ *    now and then, receipts parked before their Sent was visible are applied
+ *    (src/domain/carrier-receipts.ts);
+ * 2. when no carrier is ready, nothing is claimed (an outage of every carrier spends no attempt).
+ *    Else up to `batchSize` due messages are claimed in ONE atomic statement that also commits
+ *    them as `sending` with a lease (src/store/repositories/dispatch.ts): from here on no other
+ *    dispatcher takes them until the lease runs out;
  * 3. claimed messages that must not go out end at once: Rejected (recipient opted out, number no
- *    longer Active), Failed (`NO_MMS_ROUTE` for an MMS the carrier cannot take; attempts exhausted);
- * 4. the rest are submitted to the carrier, `carrier.window` at a time;
- * 5. every outcome is written in ONE transaction, each only while the claim's lease token still
- *    holds the message: Sent (with the carrier id and any announced receipt), Failed or Rejected
- *    (with the refund of its credits, in the same transaction), or back to the queue for a retry.
+ *    longer Active), Failed (`NO_ROUTE`, or `NO_MMS_ROUTE` for an MMS, when no carrier of its
+ *    route takes its type; attempts exhausted);
+ * 4. a claimed message none of whose route's carriers is ready now is RELEASED: back to Queued,
+ *    due again in `notReadyDelayMs`, its attempt given back (the claim's count is undone in the
+ *    same guarded write). Why claim-and-release rather than a claim that filters by route: the
+ *    route is a function of the recipient's digits, which SQL cannot evaluate cheaply on both
+ *    stores; a release costs one statement per round, and only while some carrier is down;
+ * 5. the rest are submitted, each to the first ready carrier of its route, at most
+ *    `carrier.window` awaiting their answer per carrier. A temporary refusal (`retry`, or a
+ *    throw) is submitted again at once to the next ready carrier of the route after that one,
+ *    when there is one; else the message goes back to the queue with backoff. A permanent
+ *    refusal (`failed`) ends it Failed, refunded, with no failover;
+ * 6. every outcome is written in ONE transaction, each only while the claim's lease token still
+ *    holds the message: Sent (with the carrier's name, its id and any announced receipt, and any
+ *    receipt parked for that id, applied), Failed or Rejected (with the refund of its credits, in
+ *    the same transaction), back to the queue for a retry, or released.
  *
- * Delivery guarantee: at least once to the carrier. A dispatcher that dies between 4 and 5 has
- * handed messages to the carrier without recording it; their lease runs out and another round
- * submits them again. So at most one batch (`batchSize` messages) per crash can reach the carrier
- * twice (docs/RELIABILITY.md, "Delivery guarantees"). Refunds happen exactly once: only the write
- * that ends a message (guarded by its lease token) refunds it.
+ * Delivery guarantee: at least once to a carrier. A dispatcher that dies between 5 and 6 has
+ * handed messages to carriers without recording it; their lease runs out and another round
+ * submits them again. So at most one batch (`batchSize` messages) per crash can reach a carrier
+ * twice (docs/RELIABILITY.md, "Delivery guarantees"); a failover after a timeout (the first
+ * carrier may have taken the message) can send it twice too, at most one window of that carrier
+ * per failure. Refunds happen exactly once: only the write that ends a message (guarded by its
+ * lease token) refunds it.
  */
+
+/** One configured carrier: its name (MSGSVC_CARRIERS; `smpp` or `sandbox` for the single-carrier settings) and the carrier. */
+export interface NamedCarrier {
+  readonly name: string;
+  readonly carrier: Carrier;
+}
 
 export interface DispatcherOptions {
   store: Store;
-  carrier: Carrier;
+  /**
+   * One carrier (tests, tools): the same as `carriers: [{ name: carrierName ?? …, carrier }]`, the
+   * name being `smpp` for an SMPP carrier and the carrier's own `name` otherwise. Give `carrier`
+   * or `carriers`.
+   */
+  carrier?: Carrier;
+  /** The name `carrier` is recorded under (default: see `carrier`). */
+  carrierName?: string;
+  /** The carriers, in MSGSVC_CARRIERS order (names unique). */
+  carriers?: readonly NamedCarrier[];
+  /** MSGSVC_ROUTES (src/carriers/config.ts parseRoutes); default one rule `*` = every carrier in order. */
+  routes?: readonly RouteRule[];
   /** The time source (epoch ms): due times, leases, receipts, DateSent, DateDelivered. */
   clock: Clock;
   /** Messages claimed per round (MSGSVC_DISPATCH_BATCH). */
@@ -49,17 +89,19 @@ export interface DispatcherOptions {
   pollMs: number;
   /** Delay before retry `attempt` (1-based) after a temporary refusal, ms. Default 1 s × 2^(attempt−1), at most 5 min. */
   retryDelayMs?: (attempt: number) => number;
-  /** Inbound texts from the carrier (API-EXTENSIONS §7). Default: logged and dropped (§7 comes with its own change). */
+  /** How long a message whose carriers are all not ready waits before it is claimed again, ms (default 1,000). */
+  notReadyDelayMs?: number;
+  /** Inbound texts from the carriers (API.md §11.5). Default: logged and dropped. */
   inbound?: (text: InboundText) => Promise<void>;
   log?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
 }
 
 /** What one round did (counts of messages). */
 export interface DispatchRound {
-  /** Announced receipts applied. */
+  /** Announced receipts applied (and parked receipts applied with their Sent). */
   receipts: number;
   claimed: number;
-  /** Accepted by the carrier (Sent). */
+  /** Accepted by a carrier (Sent). */
   sent: number;
   /** Ended Failed (refunded). */
   failed: number;
@@ -69,6 +111,22 @@ export interface DispatchRound {
   retried: number;
   /** Outcomes not written because the lease was lost meanwhile. */
   lost: number;
+  /** Claimed but released unattempted: no carrier of their route was ready (optional: 0 when absent). */
+  waiting?: number;
+}
+
+/** Submits by result: `accepted`, `failed` (permanent), `retry` (temporary), `error` (the submit threw). */
+export type SubmitCounts = Readonly<Record<'accepted' | 'failed' | 'retry' | 'error', number>>;
+
+/** One carrier in DispatcherStats. */
+export interface CarrierStats {
+  /** False while it cannot take submits. */
+  ready: boolean;
+  /** Submits awaiting their answer now (this dispatcher's). */
+  inFlight: number;
+  submits: SubmitCounts;
+  /** The SMPP carrier's own counters (SMPP carriers only). */
+  smpp?: SmppStatus;
 }
 
 /** Counters a dispatcher keeps since it started (Dispatcher.stats(), shown by GET /metrics: src/http/metrics.ts). */
@@ -76,91 +134,109 @@ export interface DispatcherStats {
   /** Rounds run, and rounds that failed (database unavailable…). */
   rounds: number;
   roundErrors: number;
-  /** Messages claimed, and their outcomes (API-EXTENSIONS §8). */
+  /** Messages claimed, and their outcomes (API.md §11.2). */
   claimed: number;
   sent: number;
   failed: number;
   rejected: number;
   retried: number;
   lost: number;
+  /** Claimed and released unattempted (no carrier of their route ready). */
+  waiting: number;
   /** Announced receipts applied. */
   receipts: number;
-  /** Carrier submits by result: `accepted`, `failed` (permanent), `retry` (temporary), `error` (the submit threw). */
-  submits: Readonly<Record<'accepted' | 'failed' | 'retry' | 'error', number>>;
-  /** The carrier: `ready` false while it cannot take submits; `smpp` only on the SMPP carrier. */
+  /** Submits to every carrier by result. */
+  submits: SubmitCounts;
+  /**
+   * The carriers together, as one carrier was shown before several: `ready` when at least one is;
+   * `smpp`: the first SMPP carrier's counters.
+   */
   carrier: {
     ready: boolean;
-    smpp?: {
-      bound: boolean;
-      /** `smpp://host:port` (no credentials). */
-      url: string;
-      state: string;
-      inFlight: number;
-      heldReceipts: number;
-      counters: {
-        submits: number;
-        messages: number;
-        responses: Readonly<Record<string, number>>;
-        timeouts: number;
-        receipts: number;
-        receiptsUnmatched: number;
-        inbound: number;
-        binds: number;
-        reconnects: number;
-      };
-    };
+    smpp?: SmppStatus;
   };
+  /** Per carrier, by configured name, in MSGSVC_CARRIERS order. */
+  carriers: Readonly<Record<string, CarrierStats>>;
 }
 
 /** ErrorCode of a message that used up its attempts. */
 export const RETRIES_EXHAUSTED = 'RETRIES_EXHAUSTED';
-/** ErrorCode of an MMS for a carrier without MMS (API-EXTENSIONS §8). */
+/** ErrorCode of an MMS no carrier of its route takes (API.md §11.2, §14.1). */
 export const NO_MMS_ROUTE = 'NO_MMS_ROUTE';
+/** ErrorCode of an SMS no carrier of its route takes (no rule matches its recipient; API.md §14.1). */
+export const NO_ROUTE = 'NO_ROUTE';
 
 type Outcome =
-  | { kind: 'sent'; carrierMessageId: string; receipt: dispatch.AnnouncedReceipt | undefined }
+  | { kind: 'sent'; carrier: string; carrierMessageId: string; receipt: dispatch.AnnouncedReceipt | undefined }
   | { kind: 'ended'; statusId: 5 | 6; errorCode: string }
-  | { kind: 'retry'; dueAt: number };
+  | { kind: 'retry'; dueAt: number }
+  | { kind: 'release' };
 
 const noLog = { info() {}, warn() {}, error() {} };
+
+/** A carrier with its dispatcher-side state: a window gate and counters. */
+class Lane {
+  readonly submits = { accepted: 0, failed: 0, retry: 0, error: 0 };
+  inFlight = 0;
+  private readonly waiters: (() => void)[] = [];
+
+  constructor(
+    readonly name: string,
+    readonly carrier: Carrier,
+  ) {}
+
+  ready(): boolean {
+    return this.carrier.ready?.() !== false;
+  }
+
+  /** Waits for a free slot of the carrier's window (first come, first served). */
+  async acquire(): Promise<void> {
+    if (this.inFlight < Math.max(1, this.carrier.window)) {
+      this.inFlight++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Frees a slot, handing it straight to the next waiter if any. */
+  release(): void {
+    const next = this.waiters.shift();
+    if (next) next();
+    else this.inFlight--;
+  }
+}
+
+/** The name a lone carrier is recorded under: `smpp` for an SMPP carrier (`smpp://…`), else its own name. */
+function defaultCarrierName(carrier: Carrier): string {
+  return /^smpps?:\/\//.test(carrier.name) ? 'smpp' : carrier.name;
+}
 
 export class Dispatcher {
   private readonly log: NonNullable<DispatcherOptions['log']>;
   private readonly poll: PollLoop;
+  private readonly lanes: readonly Lane[];
+  private readonly byName: ReadonlyMap<string, Lane>;
+  private readonly router: Router;
   /** Counts since construction, for metrics (stats()). */
-  private readonly totals = { rounds: 0, roundErrors: 0, claimed: 0, sent: 0, failed: 0, rejected: 0, retried: 0, lost: 0, receipts: 0 };
-  private readonly submits = { accepted: 0, failed: 0, retry: 0, error: 0 };
-
-  /**
-   * Read-only counters for GET /metrics (src/http/metrics.ts): rounds, claims and outcomes, carrier
-   * submits by result, and the carrier's state (with the SMPP carrier's own counters when it is
-   * the carrier). Cheap and synchronous: a few object copies.
-   */
-  stats(): DispatcherStats {
-    const carrier = this.options.carrier as Carrier & { status?: () => SmppStatus };
-    const smpp = typeof carrier.status === 'function' ? carrier.status() : undefined;
-    return {
-      ...this.totals,
-      submits: { ...this.submits },
-      carrier: { ready: carrier.ready?.() !== false, ...(smpp ? { smpp } : {}) },
-    };
-  }
-
-  /**
-   * The carrier as /readyz shows it: `ok` when it can take submits, `unavailable` while it cannot
-   * (an SMPP link down). Messages still queue meanwhile, so it does not make the API unready.
-   */
-  carrierState(): 'ok' | 'unavailable' {
-    return this.options.carrier.ready?.() === false ? 'unavailable' : 'ok';
-  }
+  private readonly totals = { rounds: 0, roundErrors: 0, claimed: 0, sent: 0, failed: 0, rejected: 0, retried: 0, lost: 0, waiting: 0, receipts: 0 };
+  /** When parked receipts were last looked at (clock ms). */
+  private parkedCheckedAt = -Infinity;
 
   constructor(private readonly options: DispatcherOptions) {
     this.log = options.log ?? noLog;
+    const named: readonly NamedCarrier[] =
+      options.carriers ?? (options.carrier ? [{ name: options.carrierName ?? defaultCarrierName(options.carrier), carrier: options.carrier }] : []);
+    if (named.length === 0) throw new Error('Dispatcher: no carrier (give carrier or carriers)');
+    this.lanes = named.map((c) => new Lane(c.name, c.carrier));
+    this.byName = new Map(this.lanes.map((l) => [l.name, l]));
+    if (this.byName.size !== this.lanes.length) throw new Error('Dispatcher: carrier names must be unique');
+    const rules = options.routes ?? [{ match: '*', type: undefined, prefix: '', carriers: this.lanes.map((l) => l.name) }];
+    this.router = createRouter(rules, this.lanes.map((l) => ({ name: l.name, supportsMms: l.carrier.supportsMms })));
     this.poll = new PollLoop({
       pollMs: options.pollMs,
       round: async () => {
         const round = await this.runOnce();
-        return round.claimed > 0 || round.receipts > 0;
+        return round.claimed - (round.waiting ?? 0) > 0 || round.receipts > 0;
       },
       onError: (err) => {
         this.totals.roundErrors++;
@@ -169,38 +245,89 @@ export class Dispatcher {
     });
   }
 
-  /** The sink the carrier pushes receipts and inbound texts to. */
-  readonly sink: CarrierSink = {
-    receipt: async (receipt: Receipt) => {
-      const statusId = receipt.status === 'delivered' ? LOG_STATUS.DELIVERED : LOG_STATUS.UNDELIVERED;
-      // API-EXTENSIONS §10: message.delivered / message.undelivered in the receipt's transaction.
-      const nowSeconds = this.options.clock.nowSeconds();
-      await inTransaction(this.options.store, async (tx) => {
-        const changed = await dispatch.applyReceiptReturning(tx, receipt.carrierMessageId, statusId, receipt.errorCode, nowSeconds);
-        await emitMessageEvents(tx, changed, nowSeconds);
-      }, { immediate: true });
-    },
-    inbound: async (text: InboundText) => {
-      if (this.options.inbound) return this.options.inbound(text);
-      this.log.warn({ from: text.from, to: text.to }, 'inbound text dropped: no inbound handler');
-    },
-  };
+  /** The configured carriers by name, in MSGSVC_CARRIERS order (for the callback routes and /readyz). */
+  get carriers(): ReadonlyMap<string, Carrier> {
+    return new Map(this.lanes.map((l) => [l.name, l.carrier]));
+  }
 
   /**
-   * Starts the carrier and the loop: rounds back to back while there is work, one every
-   * `pollMs` (real time) when idle. Errors of a round (database unavailable…) are logged and
-   * the loop goes on after `pollMs`.
+   * Read-only counters for GET /metrics (src/http/metrics.ts): rounds, claims and outcomes,
+   * submits by result (all carriers, and per carrier), and each carrier's state (with the SMPP
+   * carrier's own counters). Cheap and synchronous: a few object copies.
+   */
+  stats(): DispatcherStats {
+    const carriers: Record<string, CarrierStats> = {};
+    const submits = { accepted: 0, failed: 0, retry: 0, error: 0 };
+    let firstSmpp: SmppStatus | undefined;
+    for (const lane of this.lanes) {
+      const c = lane.carrier as Carrier & { status?: () => unknown };
+      const smpp = /^smpps?:\/\//.test(c.name) && typeof c.status === 'function' ? (c.status() as SmppStatus) : undefined;
+      firstSmpp ??= smpp;
+      for (const k of Object.keys(submits) as (keyof typeof submits)[]) submits[k] += lane.submits[k];
+      carriers[lane.name] = { ready: lane.ready(), inFlight: lane.inFlight, submits: { ...lane.submits }, ...(smpp ? { smpp } : {}) };
+    }
+    return {
+      ...this.totals,
+      submits,
+      carrier: { ready: this.lanes.some((l) => l.ready()), ...(firstSmpp ? { smpp: firstSmpp } : {}) },
+      carriers,
+    };
+  }
+
+  /**
+   * The carriers as /readyz shows them, together: `ok` when at least one can take submits,
+   * `unavailable` while none can (an SMPP link down). Messages still queue meanwhile, so it does
+   * not make the API unready. With one carrier: that carrier's state, as before several.
+   */
+  carrierState(): 'ok' | 'unavailable' {
+    return this.lanes.some((l) => l.ready()) ? 'ok' : 'unavailable';
+  }
+
+  /** Each carrier's state for /readyz, by name in MSGSVC_CARRIERS order: `ok` or `unavailable`. */
+  carrierStates(): Record<string, 'ok' | 'unavailable'> {
+    const out: Record<string, 'ok' | 'unavailable'> = {};
+    for (const l of this.lanes) out[l.name] = l.ready() ? 'ok' : 'unavailable';
+    return out;
+  }
+
+  /**
+   * The sink of the carrier named `name`: its receipts are applied by (name, carrier id)
+   * (src/domain/carrier-receipts.ts: once, parked when early), its inbound texts run the inbound
+   * rules (API.md §11.5).
+   */
+  sinkFor(name: string): CarrierSink {
+    return {
+      receipt: async (receipt: Receipt) => {
+        await applyCarrierReceipt(this.options.store, this.options.clock, name, receipt);
+      },
+      inbound: async (text: InboundText) => {
+        if (this.options.inbound) return this.options.inbound(text);
+        this.log.warn({ carrier: name, from: text.from, to: text.to }, 'inbound text dropped: no inbound handler');
+      },
+    };
+  }
+
+  /** The sink of the first carrier (the only one, before several). */
+  get sink(): CarrierSink {
+    return this.sinkFor(this.lanes[0]!.name);
+  }
+
+  /**
+   * Starts every carrier and the loop: rounds back to back while there is work, one every
+   * `pollMs` (real time) when idle. Errors of a round (database unavailable…) are logged and the
+   * loop goes on after `pollMs`. A carrier that cannot be reached at start stays not ready (its
+   * own start does not throw for that; API.md §14.1).
    */
   async start(): Promise<void> {
     if (this.poll.running) return;
-    await this.options.carrier.start(this.sink);
+    await Promise.all(this.lanes.map((l) => l.carrier.start(this.sinkFor(l.name))));
     this.poll.start();
   }
 
-  /** Stops the loop after the round in progress (its outcomes are written), then the carrier. */
+  /** Stops the loop after the round in progress (its outcomes are written), then the carriers. */
   async stop(): Promise<void> {
     await this.poll.stop();
-    await this.options.carrier.stop();
+    await Promise.all(this.lanes.map((l) => l.carrier.stop()));
   }
 
   /**
@@ -208,20 +335,25 @@ export class Dispatcher {
    * Tests call it directly with a manual clock instead of `start()`.
    */
   async runOnce(): Promise<DispatchRound> {
-    const { store, clock, carrier, batchSize, leaseMs, maxAttempts } = this.options;
+    const { store, clock, batchSize, leaseMs, maxAttempts } = this.options;
     const round: DispatchRound = { receipts: 0, claimed: 0, sent: 0, failed: 0, rejected: 0, retried: 0, lost: 0 };
     this.totals.rounds++;
-    // API-EXTENSIONS §10: the receipts' message events are written in the receipts' transaction.
+    // API.md §12.1: the receipts' message events are written in the receipts' transaction.
     // (A read first: an idle round takes no write lock.)
     round.receipts = !(await dispatch.hasDueReceipts(store.db, clock.nowMs())) ? 0 : await inTransaction(store, async (tx) => {
       const applied = await dispatch.applyDueReceiptRows(tx, clock.nowMs(), batchSize, clock.nowSeconds());
       await emitMessageEvents(tx, applied, clock.nowSeconds());
       return applied.length;
     }, { immediate: true });
+    // Parked receipts whose Sent committed beside them (src/domain/carrier-receipts.ts): once a second.
+    if (clock.nowMs() - this.parkedCheckedAt >= 1000) {
+      this.parkedCheckedAt = clock.nowMs();
+      round.receipts += await applyMatchedParkedReceipts(store, clock, batchSize);
+    }
     this.totals.receipts += round.receipts;
 
-    // A carrier that cannot take submits now (link down): claim nothing, spend no attempt.
-    if (carrier.ready?.() === false) return round;
+    // No carrier can take submits now (links down): claim nothing, spend no attempt.
+    if (!this.lanes.some((l) => l.ready())) return round;
     const token = randomUUID();
     const claimed = await dispatch.claimDue(store.db, clock.nowMs(), batchSize, clock.nowMs() + leaseMs, token);
     round.claimed = claimed.length;
@@ -230,16 +362,21 @@ export class Dispatcher {
 
     const outcomes = new Map<number, Outcome>();
     const blocked = await dispatch.findBlocked(store.db, claimed.map((m) => m.id));
-    const toSubmit: ClaimedMessage[] = [];
+    const toSubmit: { m: ClaimedMessage; route: readonly string[] }[] = [];
     for (const m of claimed) {
       const reason = blocked.get(m.id);
-      if (reason) outcomes.set(m.id, { kind: 'ended', statusId: LOG_STATUS.REJECTED, errorCode: reason });
-      else if (m.type_id === MESSAGE_TYPE_MMS && !carrier.supportsMms) outcomes.set(m.id, { kind: 'ended', statusId: LOG_STATUS.FAILED, errorCode: NO_MMS_ROUTE });
+      if (reason) {
+        outcomes.set(m.id, { kind: 'ended', statusId: LOG_STATUS.REJECTED, errorCode: reason });
+        continue;
+      }
+      const route = this.router.route(m.mobile_phone, m.type_id === MESSAGE_TYPE_MMS ? 'mms' : 'sms');
+      if (route.carriers.length === 0) outcomes.set(m.id, { kind: 'ended', statusId: LOG_STATUS.FAILED, errorCode: route.errorCode });
       else if (m.attempts > maxAttempts) outcomes.set(m.id, { kind: 'ended', statusId: LOG_STATUS.FAILED, errorCode: RETRIES_EXHAUSTED });
-      else toSubmit.push(m);
+      else if (!route.carriers.some((name) => this.byName.get(name)!.ready())) outcomes.set(m.id, { kind: 'release' });
+      else toSubmit.push({ m, route: route.carriers });
     }
 
-    await this.submitAll(toSubmit, outcomes);
+    await Promise.all(toSubmit.map(({ m, route }) => this.submitOne(m, route, outcomes)));
     await this.record(claimed, token, outcomes, round);
     return round;
   }
@@ -252,39 +389,66 @@ export class Dispatcher {
     const sum: DispatchRound = { receipts: 0, claimed: 0, sent: 0, failed: 0, rejected: 0, retried: 0, lost: 0 };
     for (let i = 0; i < maxRounds; i++) {
       const r = await this.runOnce();
-      for (const k of Object.keys(sum) as (keyof DispatchRound)[]) sum[k] += r[k];
+      for (const k of Object.keys(sum) as (keyof DispatchRound)[]) sum[k] = (sum[k] ?? 0) + (r[k] ?? 0);
       if (r.claimed === 0 && r.receipts === 0) break;
     }
     return sum;
   }
 
-  /** Submits with at most `carrier.window` awaiting an answer; a throw is a temporary refusal. */
-  private async submitAll(messages: ClaimedMessage[], outcomes: Map<number, Outcome>): Promise<void> {
-    const { carrier, clock } = this.options;
-    let next = 0;
-    const worker = async () => {
-      while (next < messages.length) {
-        const m = messages[next++]!;
-        let result: SubmitResult;
-        try {
-          result = await carrier.submit({ id: m.id, accountId: m.account_id, from: m.number, to: m.mobile_phone, text: m.message, typeId: m.type_id, segments: m.segments, attempt: m.attempts });
-          this.submits[result.kind === 'accepted' ? 'accepted' : result.kind === 'failed' ? 'failed' : 'retry']++;
-        } catch (err) {
-          this.log.warn({ err, messageId: m.id }, 'carrier submit failed; will retry');
-          result = { kind: 'retry', errorCode: 'SUBMIT_ERROR' };
-          this.submits.error++;
-        }
-        outcomes.set(m.id, this.outcomeOf(m, result, clock.nowMs()));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(carrier.window, messages.length)) }, worker));
+  /**
+   * What the carrier is handed: an MMS with a template (queued since migration 011) goes with the
+   * template's Message and MediaIds as they are now (API.md §10.7); a template deleted since, or
+   * an SMS, with the message's own text.
+   */
+  private async outbound(m: ClaimedMessage): Promise<OutboundMessage> {
+    const base = { id: m.id, accountId: m.account_id, from: m.number, to: m.mobile_phone, text: m.message, typeId: m.type_id, segments: m.segments, attempt: m.attempts };
+    if (m.type_id !== MESSAGE_TYPE_MMS || m.mms_template_id === null) return base;
+    const template = await findTemplate(this.options.store.db, m.account_id, m.mms_template_id);
+    return template ? { ...base, text: template.message, mediaIds: template.media_ids } : base;
   }
 
-  private outcomeOf(m: ClaimedMessage, result: SubmitResult, now: number): Outcome {
+  /**
+   * Submits one message to the first ready carrier of its route, within that carrier's window;
+   * on a temporary refusal, to the next ready carrier of the route after it, and so on. A throw is
+   * a temporary refusal.
+   */
+  private async submitOne(m: ClaimedMessage, route: readonly string[], outcomes: Map<number, Outcome>): Promise<void> {
+    let message: OutboundMessage | undefined;
+    let result: SubmitResult | undefined;
+    let carrier = '';
+    for (let i = 0; i < route.length; i++) {
+      const lane = this.byName.get(route[i]!)!;
+      if (!lane.ready()) continue;
+      await lane.acquire();
+      try {
+        // Readiness may have changed while waiting for the window: a carrier gone down passes the
+        // message on (to the next ready one, or back to the queue unattempted).
+        if (!lane.ready()) continue;
+        message ??= await this.outbound(m);
+        carrier = lane.name;
+        try {
+          result = await lane.carrier.submit(message);
+          lane.submits[result.kind === 'accepted' ? 'accepted' : result.kind === 'failed' ? 'failed' : 'retry']++;
+        } catch (err) {
+          this.log.warn({ err, messageId: m.id, carrier: lane.name }, 'carrier submit failed; will retry');
+          result = { kind: 'retry', errorCode: 'SUBMIT_ERROR' };
+          lane.submits.error++;
+        }
+      } finally {
+        lane.release();
+      }
+      if (result.kind !== 'retry') break;
+    }
+    if (!result) outcomes.set(m.id, { kind: 'release' });
+    else outcomes.set(m.id, this.outcomeOf(m, carrier, result, this.options.clock.nowMs()));
+  }
+
+  private outcomeOf(m: ClaimedMessage, carrier: string, result: SubmitResult, now: number): Outcome {
     if (result.kind === 'accepted') {
       const r = result.receipt;
       return {
         kind: 'sent',
+        carrier,
         carrierMessageId: result.carrierMessageId,
         receipt: r && { statusId: r.status === 'delivered' ? LOG_STATUS.DELIVERED : LOG_STATUS.UNDELIVERED, errorCode: r.errorCode, dueAt: now + r.afterMs },
       };
@@ -299,24 +463,28 @@ export class Dispatcher {
   private async record(claimed: ClaimedMessage[], token: string, outcomes: Map<number, Outcome>, round: DispatchRound): Promise<void> {
     const { store, clock } = this.options;
     const nowSeconds = clock.nowSeconds();
-    const counts = { sent: 0, failed: 0, rejected: 0, retried: 0, lost: 0 };
+    const counts = { sent: 0, failed: 0, rejected: 0, retried: 0, lost: 0, waiting: 0, receipts: 0 };
     await inTransaction(store, async (tx) => {
-      counts.sent = counts.failed = counts.rejected = counts.retried = counts.lost = 0;
+      for (const k of Object.keys(counts) as (keyof typeof counts)[]) counts[k] = 0;
       const refunds = new Map<number, number>();
-      // The Sent ones (nearly all) in one statement; the rest one by one.
+      // The Sent ones (nearly all) in one statement; the released in one; the rest one by one.
       const sent: dispatch.SentItem[] = [];
+      const release: number[] = [];
       for (const m of claimed) {
         const o = outcomes.get(m.id)!;
-        if (o.kind === 'sent') sent.push({ id: m.id, carrierId: o.carrierMessageId, receipt: o.receipt });
+        if (o.kind === 'sent') sent.push({ id: m.id, carrier: o.carrier, carrierId: o.carrierMessageId, receipt: o.receipt });
+        else if (o.kind === 'release') release.push(m.id);
       }
       const written = await dispatch.markSentMany(tx, token, nowSeconds, sent);
-      // API-EXTENSIONS §10: the message events of this round's outcomes, in its transaction.
+      // API.md §12.1: the message events of this round's outcomes, in its transaction.
       const changed = claimed.filter((m) => written.has(m.id));
       counts.sent = written.size;
       counts.lost += sent.length - written.size;
+      counts.waiting = await dispatch.releaseUnattempted(tx, release, token, clock.nowMs() + (this.options.notReadyDelayMs ?? 1000));
+      counts.lost += release.length - counts.waiting;
       for (const m of claimed) {
         const o = outcomes.get(m.id)!;
-        if (o.kind === 'sent') continue;
+        if (o.kind === 'sent' || o.kind === 'release') continue;
         if (o.kind === 'retry') {
           if (await dispatch.markRetry(tx, m.id, token, o.dueAt)) counts.retried++;
           else counts.lost++;
@@ -332,11 +500,16 @@ export class Dispatcher {
         }
       }
       await emitMessageEvents(tx, changed, nowSeconds);
+      // Receipts that came before this Sent was committed (after the Sent events: Sent, then Delivered).
+      counts.receipts = await applyParkedReceipts(tx, [...written], nowSeconds);
       // In account order, so that two dispatchers refunding the same accounts never deadlock.
       for (const [accountId, credits] of [...refunds].sort((x, y) => x[0] - y[0])) await refundCredits(tx, accountId, credits, nowSeconds);
     }, { immediate: true });
-    Object.assign(round, counts);
-    for (const k of ['sent', 'failed', 'rejected', 'retried', 'lost'] as const) this.totals[k] += counts[k];
+    const { receipts, waiting, ...outcomeCounts } = counts;
+    Object.assign(round, outcomeCounts);
+    if (waiting > 0) round.waiting = waiting;
+    round.receipts += receipts;
+    for (const k of ['sent', 'failed', 'rejected', 'retried', 'lost', 'waiting', 'receipts'] as const) this.totals[k] += counts[k];
     if (counts.lost > 0) this.log.warn({ lost: counts.lost }, 'lease lost before the outcome was written (another dispatcher took the messages)');
   }
 }

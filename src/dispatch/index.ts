@@ -11,7 +11,7 @@ import { createInboundHandler, inboundDeps } from '../domain/inbound.ts';
 import { WebhookDeliverer } from '../webhooks/deliverer.ts';
 
 /**
- * Where the dispatcher lives (API-EXTENSIONS §8): src/dispatch/, beside http/ and domain/, because
+ * Where the dispatcher lives (API.md §11.2): src/dispatch/, beside http/ and domain/, because
  * it is a process of its own (a loop in `msgsvc serve`, or `msgsvc worker` alone), not a step of a
  * request. carrier.ts is the carrier boundary, sandbox.ts the built-in carrier, dispatcher.ts the
  * loop; its SQL is in src/store/repositories/dispatch.ts.
@@ -22,7 +22,7 @@ export { Dispatcher } from './dispatcher.ts';
 export { Scheduler } from './scheduler.ts';
 
 /**
- * True while the sandbox is the configured carrier (API-EXTENSIONS §8: `POST /v1/sandbox/inbound`
+ * True while the sandbox is the configured carrier (API.md §11.3: `POST /v1/sandbox/inbound`
  * answers only then, else 404). Keep it in step with createCarrier below.
  */
 export function isSandboxCarrier(config: Pick<Config, 'carrier'>): boolean {
@@ -30,7 +30,7 @@ export function isSandboxCarrier(config: Pick<Config, 'carrier'>): boolean {
 }
 
 /**
- * The configured carrier (API-EXTENSIONS §8): SMPP when MSGSVC_SMPP_URL is set (config.carrier
+ * The configured carrier (API.md §11.4): SMPP when MSGSVC_SMPP_URL is set (config.carrier
  * `smpp`), else the sandbox, the default when none is configured. `store` lets the SMPP carrier
  * check that an early receipt has taken effect (src/store/repositories/smpp.ts); `log` gets its bind events.
  */
@@ -69,13 +69,13 @@ export function createDispatcher(
     maxAttempts: config.dispatchMaxAttempts,
     pollMs: config.dispatchPollMs,
     ...(overrides.log ? { log: overrides.log } : {}),
-    // API-EXTENSIONS §7: inbound texts from the carrier run the inbound rules (src/domain/inbound.ts).
+    // API.md §11.5: inbound texts from the carrier run the inbound rules (src/domain/inbound.ts).
     inbound: overrides.inbound ?? createInboundHandler(inboundDeps(config, store, overrides.clock ?? systemClock), overrides.log),
   });
 }
 
 /**
- * Builds the scheduler of scheduled messages (API-EXTENSIONS §6; src/dispatch/scheduler.ts) from
+ * Builds the scheduler of scheduled messages (API.md §11.7; src/dispatch/scheduler.ts) from
  * the settings, not started. It runs wherever the dispatcher runs. `overrides` replace the clock or log.
  */
 export function createScheduler(config: Config, store: Store, overrides: { clock?: Clock; log?: SchedulerOptions['log'] } = {}): Scheduler {
@@ -91,7 +91,7 @@ export function createScheduler(config: Config, store: Store, overrides: { clock
 }
 
 /**
- * Builds the webhook delivery loop (API-EXTENSIONS §10; src/webhooks/deliverer.ts) from the
+ * Builds the webhook delivery loop (API.md §12; src/webhooks/deliverer.ts) from the
  * settings, not started. It runs wherever the dispatcher runs. `overrides` replace the clock or log.
  */
 export function createWebhookDeliverer(

@@ -1,6 +1,6 @@
 /**
  * The loop of the background workers (the dispatcher, the scheduler of scheduled messages and the
- * webhook deliverer, API-EXTENSIONS §6, §8, §10): rounds back to back while there is work, one
+ * webhook deliverer, API.md §10.6, §11.2, §12): rounds back to back while there is work, one
  * every `pollMs` (real time) when idle. A failed round (database unavailable…) is reported to
  * `onError` and the loop goes on after `pollMs`.
  *

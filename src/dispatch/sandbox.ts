@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Carrier, OutboundMessage, SubmitResult } from './carrier.ts';
 
 /**
- * The sandbox carrier (API-EXTENSIONS §8), the default when no carrier is configured, so that a
+ * The sandbox carrier (API.md §11.3), the default when no carrier is configured, so that a
  * new user sees a message's whole life with no carrier account: every message (SMS or MMS) is
  * Sent at once and Delivered `receiptMs` later, except three magic recipients:
  * - `+15005550001` ends Undelivered, ErrorCode `UNDELIV`;

@@ -11,7 +11,7 @@ import { DIRECTION_OUTBOUND, LOG_STATUS } from '../records/statuses.ts';
 import type { Clock } from '../lib/time.ts';
 
 /**
- * The scheduler (API-EXTENSIONS §6 "Scheduled message status"): the status life of scheduled
+ * The scheduler (API.md §11.7): the status life of scheduled
  * messages, in the dispatcher process (`msgsvc serve` unless MSGSVC_DISPATCHER=0, and `msgsvc
  * worker`), beside the dispatcher and on the same injected clock. The API only writes a message
  * Pending (schedule, update) or deletes it (cancel); everything else happens here.
@@ -175,7 +175,7 @@ export class Scheduler {
           }
           if (await scheduled.markChecked(tx, m.id, token, 2, 0, null, reason ?? 'NO_CREDITS')) {
             counts.actionRequired++;
-            // API-EXTENSIONS §10: scheduled.action_required, in the transaction that sets it.
+            // API.md §12: scheduled.action_required, in the transaction that sets it.
             await emitEvent(tx, accountId, 'scheduled.action_required', () => scheduled.findScheduled(tx, accountId, m.id), nowSeconds);
           } else counts.lost++;
         }

@@ -184,10 +184,11 @@ function cstr(value: string): Buffer {
 }
 
 /** Reads a C-Octet String at `offset`; returns the text and the offset after its NUL. */
-function readCString(body: Buffer, offset: number): [string, number] {
+/** The C-Octet String at `offset`, in latin1: one character per byte, so it spans its length plus the NUL. */
+function readCString(body: Buffer, offset: number): string {
   const end = body.indexOf(0, offset);
   if (end < 0) throw new SmppProtocolError('C-Octet String without its NUL');
-  return [body.toString('latin1', offset, end), end + 1];
+  return body.toString('latin1', offset, end);
 }
 
 /** bind_transceiver / bind_transmitter / bind_receiver body (§4.1.1). */
@@ -277,19 +278,23 @@ export function encodeShortMessage(m: Omit<ShortMessage, 'tlvs'> & { tlvs?: read
 /** Decodes a submit_sm or deliver_sm body. @throws SmppProtocolError on a truncated body. */
 export function decodeShortMessage(body: Buffer): ShortMessage {
   let o = 0;
-  let serviceType, source, dest, scheduleDeliveryTime, validityPeriod;
-  [serviceType, o] = readCString(body, o);
+  const serviceType = readCString(body, o);
+  o += serviceType.length + 1;
   const sourceTon = byteAt(body, o++);
   const sourceNpi = byteAt(body, o++);
-  [source, o] = readCString(body, o);
+  const source = readCString(body, o);
+  o += source.length + 1;
   const destTon = byteAt(body, o++);
   const destNpi = byteAt(body, o++);
-  [dest, o] = readCString(body, o);
+  const dest = readCString(body, o);
+  o += dest.length + 1;
   const esmClass = byteAt(body, o++);
   const protocolId = byteAt(body, o++);
   const priority = byteAt(body, o++);
-  [scheduleDeliveryTime, o] = readCString(body, o);
-  [validityPeriod, o] = readCString(body, o);
+  const scheduleDeliveryTime = readCString(body, o);
+  o += scheduleDeliveryTime.length + 1;
+  const validityPeriod = readCString(body, o);
+  o += validityPeriod.length + 1;
   const registeredDelivery = byteAt(body, o++);
   const replaceIfPresent = byteAt(body, o++);
   const dataCoding = byteAt(body, o++);
@@ -370,7 +375,7 @@ export interface EncodedText {
 }
 
 /**
- * Encodes a text for submit_sm and splits it as API-EXTENSIONS §6 counts it (src/domain/segments.ts:
+ * Encodes a text for submit_sm and splits it as API.md §11.1 counts it (src/domain/segments.ts:
  * the same library decides the encoding and where each segment ends, so the parts sent are the
  * segments charged). GSM-7 goes as data_coding 0 with one septet per octet (unpacked; an extension
  * character is 0x1B and its code): 160 per single part, 153 per part of a long text. UCS-2 goes as
@@ -380,7 +385,7 @@ export interface EncodedText {
  */
 export function encodeText(text: string, reference: number): EncodedText {
   const m = new SegmentedMessage(text, 'auto', false);
-  const encoding = m.encodingName as 'GSM-7' | 'UCS-2';
+  const encoding = m.encodingName;
   const bodies: Buffer[] = [];
   for (const segment of m.segments) {
     const units: number[] = [];

@@ -1,5 +1,5 @@
 /**
- * The SMPP 3.4 carrier (API-EXTENSIONS §8): msgsvc as an ESME bound as a transceiver to one
+ * The SMPP 3.4 carrier (API.md §11.4): msgsvc as an ESME bound as a transceiver to one
  * SMSC, configured by MSGSVC_SMPP_URL (`smpp://system_id:password@host:port`, `smpps://` for TLS),
  * MSGSVC_SMPP_RATE, MSGSVC_SMPP_WINDOW, MSGSVC_SMPP_TIMEOUT_MS and MSGSVC_SMPP_ENQUIRE_MS.
  *
@@ -45,13 +45,14 @@
  *   carrier id) decides alone. A receipt that arrives before the dispatcher has committed the
  *   Sent (the SMSC can be faster than our transaction) is held and applied again, with backoff,
  *   for up to `receiptHoldMs`: `receiptLanded` tells whether it has taken effect.
- * - Inbound: any other deliver_sm is an inbound text for §7; the parts of a concatenated text
+ * - Inbound: any other deliver_sm is an inbound text for API.md §11.5; the parts of a concatenated text
  *   (UDH IEI 0x00 or 0x08, or the sar_* TLVs) are held (in memory, up to `inboundPartsMs`) and
- *   joined before §7 sees them. The deliver_sm_resp is sent once the sink has recorded it; a sink
+ *   joined before API.md §11.5 sees them. The deliver_sm_resp is sent once the sink has recorded it; a sink
  *   error answers ESME_RX_T_APPN, so the SMSC delivers it again later.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type tls from 'node:tls';
+import { TokenBucket } from '../lib/token-bucket.ts';
 import type { Carrier, CarrierSink, OutboundMessage, Receipt, SubmitResult } from './carrier.ts';
 import {
   CMD, ESM, STATUS, TAG, decodeMessageId, decodeShortMessage, decodeText, encodeMessageId, encodeShortMessage, encodeText,
@@ -62,7 +63,7 @@ import { parseSmppUrl, redactSmppUrl, type SmppUrl } from '../lib/smpp-url.ts';
 
 export { parseSmppUrl, type SmppUrl } from '../lib/smpp-url.ts';
 
-/** ErrorCode of an MMS on SMPP (API-EXTENSIONS §8). */
+/** ErrorCode of an MMS on SMPP (API.md §11.4). */
 export const NO_MMS_ROUTE = 'NO_MMS_ROUTE';
 /** Retry ErrorCodes (never final unless the attempts run out). */
 export const SMPP_NOT_BOUND = 'SMPP_NOT_BOUND';
@@ -221,9 +222,7 @@ class SmppCarrierImpl implements SmppCarrier {
   // Flow control.
   private inFlight = 0;
   private windowWaiters: (() => void)[] = [];
-  private tokens: number;
-  private tokensAt = performance.now();
-  private rateChain: Promise<void> = Promise.resolve();
+  private readonly bucket: TokenBucket;
   private pausedUntil = 0;
   private throttleStreak = 0;
   private reference = Math.floor(Math.random() * 256);
@@ -248,8 +247,8 @@ class SmppCarrierImpl implements SmppCarrier {
       reconnectMinMs: 250, reconnectMaxMs: 30_000, throttleMinMs: 100, throttleMaxMs: 10_000, throttleBudgetMs: 30_000, bindWaitMs: 10_000,
       receiptHoldMs: 30_000, inboundPartsMs: 600_000, segmentMapSize: 200_000,
       ...options,
-    } as SmppCarrierImpl['o'];
-    this.tokens = this.burst;
+    };
+    this.bucket = new TokenBucket(this.o.rate);
   }
 
   /** Bound: submits can go (the dispatcher claims nothing otherwise, see Carrier.ready). */
@@ -383,27 +382,9 @@ class SmppCarrierImpl implements SmppCarrier {
 
   // ---------------------------------------------------------------- flow control
 
-  /** Token bucket capacity: 50 ms of the rate, at least one. */
-  private get burst(): number {
-    return Math.max(1, this.o.rate / 20);
-  }
-
-  /** Waits for a rate token (in order of arrival). */
+  /** Waits for a rate token (in order of arrival; src/lib/token-bucket.ts, 50 ms of burst). */
   private takeToken(): Promise<void> {
-    const next = this.rateChain.then(async () => {
-      for (;;) {
-        const now = performance.now();
-        this.tokens = Math.min(this.burst, this.tokens + ((now - this.tokensAt) * this.o.rate) / 1000);
-        this.tokensAt = now;
-        if (this.tokens >= 1) {
-          this.tokens -= 1;
-          return;
-        }
-        await sleep(Math.max(1, ((1 - this.tokens) * 1000) / this.o.rate));
-      }
-    });
-    this.rateChain = next;
-    return next;
+    return this.bucket.take();
   }
 
   private async acquireWindow(): Promise<void> {
@@ -599,7 +580,7 @@ class SmppCarrierImpl implements SmppCarrier {
     const ids = receipts.map((r) => r.carrierMessageId);
     const deadline = Date.now() + this.o.receiptHoldMs;
     const retry = (n: number) => {
-      const t = setTimeout(async () => {
+      const attempt = async () => {
         this.held.delete(t);
         if (this.stopped) return;
         try {
@@ -613,7 +594,8 @@ class SmppCarrierImpl implements SmppCarrier {
           this.counters.receiptsUnmatched++;
           this.log.warn({ carrierMessageIds: ids }, 'smpp: receipt matched no Sent message; dropped');
         }
-      }, Math.min(2000, 50 * 2 ** n));
+      };
+      const t = setTimeout(() => void attempt(), Math.min(2000, 50 * 2 ** n));
       t.unref();
       this.held.add(t);
     };
@@ -643,7 +625,7 @@ class SmppCarrierImpl implements SmppCarrier {
       const timer = setTimeout(() => {
         this.inboundParts.delete(key);
         this.counters.inboundIncomplete++;
-        this.log.warn({ from, to, reference: concat!.reference }, 'smpp: concatenated inbound text incomplete; dropped');
+        this.log.warn({ from, to, reference: concat.reference }, 'smpp: concatenated inbound text incomplete; dropped');
       }, this.o.inboundPartsMs);
       timer.unref();
       entry = { parts: new Map(), total: concat.total, dataCoding: sm.dataCoding, timer };

@@ -16,7 +16,7 @@ import { characterLength, formatCount, messages, validate } from './validation.t
 import { emitEvent } from './webhooks.ts';
 
 /**
- * contacts/import (API-EXTENSIONS §2), shared by the HTTP operation and `msgsvc contacts import`.
+ * contacts/import (API.md §10.2), shared by the HTTP operation and `msgsvc contacts import`.
  *
  * Reading: the CSV is streamed through csv-parse and never held; only one batch of rows is in
  * memory. Each row is checked as it is read with the rules of contacts/create (no database).
@@ -38,7 +38,7 @@ export interface ImportError {
   Message: string;
 }
 
-/** The reply of an import (API-EXTENSIONS §2). */
+/** The reply of an import (API.md §10.2). */
 export interface ImportReport {
   Created: number;
   Updated: number;
@@ -58,7 +58,7 @@ export interface ImportOptions {
   now?: () => number;
 }
 
-/** At most this many errors are listed (API-EXTENSIONS §2); Failed still counts every failed row. */
+/** At most this many errors are listed (API.md §10.2); Failed still counts every failed row. */
 export const MAX_ERRORS = 1000;
 /** Rows per transaction: large enough that commits cost little, small enough to hold the database briefly. */
 const BATCH_ROWS = 1000;
@@ -68,7 +68,7 @@ const BATCH_ROWS = 1000;
  */
 export const MAX_ROW_BYTES = 1_048_576;
 
-/** The writable fields a column may name (API-EXTENSIONS §2 table). */
+/** The writable fields a column may name (API.md §10.2 table). */
 const FIELD_COLUMNS = new Set(['Number', 'FirstName', 'LastName', 'City', 'Email', 'Zip', 'BirthDay', 'OptedOut', 'GroupIds']);
 /** Custom field entries: the rules of custom-contact-fields-entry (`fvalue`, at most 255 characters). */
 const ENTRY_MAX = 255;
@@ -113,7 +113,7 @@ interface ParsedRow {
 
 /**
  * Maps the header to columns: `Number` (required), the writable fields, and the account's custom
- * fields by Name, compared as custom field names are (case-insensitively, API-EXTENSIONS §4). A
+ * fields by Name, compared as custom field names are (case-insensitively, API.md §10.4). A
  * writable field's name wins over a custom field of the same name.
  * @throws ValidationFailedError `[{"field":"file","message":"Unknown column: {name}."}]`, or
  *   `Duplicate column: {name}.` / `Missing column: Number.`
@@ -175,7 +175,8 @@ function parseRow(record: string[], columns: Column[], line: number, region: Cou
     const cell = record[i] ?? '';
     if (column.kind === 'custom') {
       if (cell === '') continue;
-      if (characterLength(cell) > ENTRY_MAX) fail(i, column.name, `${column.name} should contain at most ${formatCount(ENTRY_MAX)} characters.`);
+      if (characterLength(cell) > ENTRY_MAX)
+        fail(i, column.name, `${column.name} should contain at most ${formatCount(ENTRY_MAX)} characters.`);
       else row.entries.push({ fieldId: column.fieldId, value: cell });
       continue;
     }
@@ -202,7 +203,8 @@ function parseRow(record: string[], columns: Column[], line: number, region: Cou
   for (const e of checked.errors) fail(columnOf.get(e.field)!, e.field, e.message);
   const v = checked.values;
   if (v.Number) row.phone = v.Number;
-  for (const key of ['FirstName', 'LastName', 'City', 'Email', 'Zip', 'BirthDay'] as const) if (v[key] !== undefined) row.values[key] = v[key];
+  for (const key of ['FirstName', 'LastName', 'City', 'Email', 'Zip', 'BirthDay'] as const)
+    if (v[key] !== undefined) row.values[key] = v[key];
   if (v.OptedOut !== undefined) {
     row.values.OptedOut = v.OptedOut;
     row.optedOutColumn = columnOf.get('OptedOut')!;
@@ -237,7 +239,8 @@ function firstError(row: ParsedRow, existing: ContactFields | undefined, ownedGr
     if (!error || column < error.column) error = { column, field, message };
   };
   if (existing && existing.opted_out === 1 && row.values.OptedOut === 0) consider(row.optedOutColumn, 'OptedOut', OPT_OUT_CLEAR_MESSAGE);
-  if (row.values.GroupIds && row.values.GroupIds.some((id) => !ownedGroups.has(id))) consider(row.groupIdsColumn, 'GroupIds', messages.invalid('GroupIds'));
+  if (row.values.GroupIds && row.values.GroupIds.some((id) => !ownedGroups.has(id)))
+    consider(row.groupIdsColumn, 'GroupIds', messages.invalid('GroupIds'));
   return error;
 }
 
@@ -259,7 +262,13 @@ interface BatchOutcome {
  * DateUpdated moves only when a field or its memberships change (a row that changes nothing saves
  * nothing). GroupIds replaces the memberships; each custom field cell sets that entry.
  */
-async function writeRow(tx: Db, accountId: number, row: ParsedRow, known: Map<string, ContactFields>, now: number): Promise<'created' | 'updated'> {
+async function writeRow(
+  tx: Db,
+  accountId: number,
+  row: ParsedRow,
+  known: Map<string, ContactFields>,
+  now: number,
+): Promise<'created' | 'updated'> {
   const phone = row.phone!;
   const v = row.values;
   const existing = known.get(phone.e164);
@@ -286,7 +295,7 @@ async function writeRow(tx: Db, accountId: number, row: ParsedRow, known: Map<st
     if (v.GroupIds) await contacts.setContactGroups(tx, accountId, id, v.GroupIds, false);
   }
   for (const e of row.entries) await contacts.setContactEntry(tx, accountId, e.fieldId, id, e.value, now);
-  // API-EXTENSIONS §10: OptedOut set through the API (an import row) is contact.opted_out.
+  // API.md §12: OptedOut set through the API (an import row) is contact.opted_out.
   if (next.optedOut === 1 && (existing?.opted_out ?? 0) !== 1) {
     await emitEvent(tx, accountId, 'contact.opted_out', () => contacts.findContact(tx, accountId, id), now);
   }
@@ -314,7 +323,11 @@ async function writeRow(tx: Db, accountId: number, row: ParsedRow, known: Map<st
  * around each row, so that row alone is undone and reported.
  */
 async function writeBatch(store: Store, accountId: number, rows: ParsedRow[], clock: () => number): Promise<BatchOutcome> {
-  const failedRow = (row: ParsedRow, e: { field: string; message: string }): ImportError => ({ Line: row.line, Field: e.field, Message: e.message });
+  const failedRow = (row: ParsedRow, e: { field: string; message: string }): ImportError => ({
+    Line: row.line,
+    Field: e.field,
+    Message: e.message,
+  });
   if (!rows.some(needsDatabase)) return { created: 0, updated: 0, failed: rows.map((r) => failedRow(r, r.error!)) };
   const attempt = (safe: boolean) =>
     inTransaction(store, async (tx) => {
@@ -348,8 +361,10 @@ async function writeBatch(store: Store, accountId: number, rows: ParsedRow[], cl
             result = await contacts.inSavepoint(tx, () => writeRow(tx, accountId, row, known, now));
           } catch (err) {
             // Still racing another writer after a fresh lookup: this row alone fails.
-            if (err instanceof UniqueViolation) outcome.failed.push(failedRow(row, { field: 'Number', message: messages.taken('Number', row.numberSent) }));
-            else if (err instanceof ForeignKeyViolation && row.values.GroupIds) outcome.failed.push(failedRow(row, { field: 'GroupIds', message: messages.invalid('GroupIds') }));
+            if (err instanceof UniqueViolation)
+              outcome.failed.push(failedRow(row, { field: 'Number', message: messages.taken('Number', row.numberSent) }));
+            else if (err instanceof ForeignKeyViolation && row.values.GroupIds)
+              outcome.failed.push(failedRow(row, { field: 'GroupIds', message: messages.invalid('GroupIds') }));
             else throw err;
             continue;
           }
@@ -376,12 +391,13 @@ interface Skipped {
 /** The message of a CSV syntax error, without csv-parse's own line count. */
 function csvMessage(err: CsvError | undefined): string {
   if (err?.code === 'CSV_QUOTE_NOT_CLOSED') return 'The file is not valid CSV: a quoted field is not closed.';
-  if (err?.code === 'CSV_MAX_RECORD_SIZE') return `The file is not valid CSV: a row is longer than ${formatCount(MAX_ROW_BYTES)} bytes; the rest of the file was not read.`;
+  if (err?.code === 'CSV_MAX_RECORD_SIZE')
+    return `The file is not valid CSV: a row is longer than ${formatCount(MAX_ROW_BYTES)} bytes; the rest of the file was not read.`;
   return 'The file is not valid CSV.';
 }
 
 /**
- * Imports contacts from a CSV stream into the account (API-EXTENSIONS §2).
+ * Imports contacts from a CSV stream into the account (API.md §10.2).
  *
  * The first row names the columns in any order: `Number` (required), FirstName, LastName, City,
  * Email, Zip, BirthDay, OptedOut, GroupIds (ids joined by `;`), and any of the account's custom

@@ -15,7 +15,7 @@ import { emitEvent } from './webhooks.ts';
 /**
  * Finds the account's contact by phone number, in any common writing of it (`+15551234567`,
  * `15551234567`, `5551234567`, `(555) 123-4567` with region US).
- * @throws ValidationFailedError "Number cannot be blank." / "Number is invalid." (spec: valid phone number)
+ * @throws ValidationFailedError "Number cannot be blank." / "Number is invalid." (API.md: valid phone number)
  * @throws NotFoundError `Object not found: {number as sent}` when the account has no such contact.
  */
 export async function findContact(store: Store, accountId: number, number: string, region: CountryCode): Promise<ContactRow> {
@@ -28,7 +28,7 @@ export async function findContact(store: Store, accountId: number, number: strin
 }
 
 /**
- * The write rules of API-EXTENSIONS §2, requireds first, then in the order of its table: Number,
+ * The write rules of API.md §10.2, requireds first, then in the order of its table: Number,
  * FirstName, LastName, City, Email, Zip, BirthDay, OptedOut, GroupIds. The rules that need the
  * database (Number unique in the account, GroupIds the account's groups, OptedOut not cleared)
  * run after these, inside the transaction.
@@ -49,14 +49,14 @@ export const CONTACT_RULES = defineRules([
 /** As CONTACT_RULES, for an update that leaves `Number` out (a required field may be left out, not sent blank). */
 const UPDATE_RULES_WITHOUT_NUMBER = CONTACT_RULES.slice(1) as unknown as typeof CONTACT_RULES;
 
-/** The writable fields in rule order (API-EXTENSIONS §2 table): errors are listed in this order. */
+/** The writable fields in rule order (API.md §10.2 table): errors are listed in this order. */
 export const CONTACT_FIELDS = ['Number', 'FirstName', 'LastName', 'City', 'Email', 'Zip', 'BirthDay', 'OptedOut', 'GroupIds'] as const;
 const FIELD_RANK = new Map<string, number>(CONTACT_FIELDS.map((f, i) => [f, i]));
 
-/** `Opted Out can only be cleared by the contact texting START.` (API-EXTENSIONS §2). */
+/** `Opted Out can only be cleared by the contact texting START.` (API.md §10.2). */
 export const OPT_OUT_CLEAR_MESSAGE = 'Opted Out can only be cleared by the contact texting START.';
 
-/** The first error of each field, in rule order (CONVENTIONS §3). */
+/** The first error of each field, in rule order (API.md §4.4). */
 function inRuleOrder(errors: FieldError[]): FieldError[] {
   return [...errors].sort((a, b) => (FIELD_RANK.get(a.field) ?? 99) - (FIELD_RANK.get(b.field) ?? 99));
 }
@@ -100,7 +100,12 @@ function readChange(input: Input, rules: typeof CONTACT_RULES, region: CountryCo
 }
 
 /** The rules that need the database: Number not taken by another contact, GroupIds all the account's. */
-async function databaseErrors(tx: Parameters<typeof contacts.findContactFieldsByE164>[0], accountId: number, change: ContactChange, selfId: number): Promise<FieldError[]> {
+async function databaseErrors(
+  tx: Parameters<typeof contacts.findContactFieldsByE164>[0],
+  accountId: number,
+  change: ContactChange,
+  selfId: number,
+): Promise<FieldError[]> {
   const errors: FieldError[] = [];
   if (change.phone) {
     const other = await contacts.findContactFieldsByE164(tx, accountId, change.phone.e164);
@@ -174,7 +179,7 @@ function takenOnRace(err: unknown, change: ContactChange): never {
 }
 
 /**
- * contacts/create (API-EXTENSIONS §2): adds a contact from a JSON or form body.
+ * contacts/create (API.md §10.2): adds a contact from a JSON or form body.
  * Fields: `Number` (required, a phone number read like contacts/find, with `region` for national
  * numbers; stored as E.164 digits), FirstName/LastName/City (≤ 255), Email (≤ 255, an address),
  * Zip (≤ 32), BirthDay (`YYYY-MM-DD`), OptedOut (0 or 1), GroupIds (the account's group ids).
@@ -189,7 +194,17 @@ export async function createContact(store: Store, accountId: number, input: Inpu
     const all = inRuleOrder([...errors, ...(await databaseErrors(tx, accountId, change, 0))]);
     if (all.length > 0) throw new ValidationFailedError(all);
     const phone = change.phone!;
-    const empty: NewContact = { number: phone.digits, e164: phone.e164, optedOut: 0, firstName: '', lastName: '', birthday: null, email: '', zip: '', city: '' };
+    const empty: NewContact = {
+      number: phone.digits,
+      e164: phone.e164,
+      optedOut: 0,
+      firstName: '',
+      lastName: '',
+      birthday: null,
+      email: '',
+      zip: '',
+      city: '',
+    };
     const now = nowSeconds();
     let id: number;
     try {
@@ -199,20 +214,20 @@ export async function createContact(store: Store, accountId: number, input: Inpu
     }
     if (change.groupIds && change.groupIds.length > 0) await contacts.setContactGroups(tx, accountId, id, change.groupIds, false);
     const created = (await contacts.findContact(tx, accountId, id))!;
-    // API-EXTENSIONS §10: OptedOut set through the API.
+    // API.md §12: OptedOut set through the API.
     if (created.opted_out === 1) await emitEvent(tx, accountId, 'contact.opted_out', created, now);
     return created;
   });
 }
 
 /**
- * contacts/update?id= (API-EXTENSIONS §2): only the fields sent change; `Number` may be left out
+ * contacts/update?id= (API.md §10.2): only the fields sent change; `Number` may be left out
  * but not sent blank (`Number cannot be blank.`); `GroupIds` replaces the memberships ([] or null
  * clears them); `BirthDay` "" or null clears it. OptedOut 0 → 1 is always allowed, 1 → 0 refused.
  * An update whose every value equals the stored one (GroupIds: the same set of groups) saves
  * nothing and leaves DateUpdated as it was (docs/API.md §4.6).
  * The body is checked first (no database), then the record is looked up (404), then the 422 is
- * thrown (CONVENTIONS §1).
+ * thrown (API.md §1.5).
  * @param id canonical integer text of the `id` query parameter.
  * @throws NotFoundError `Object not found: {id}` when the account has no contact `id`.
  * @throws ValidationFailedError with the first error of each field in rule order, including
@@ -240,7 +255,7 @@ export async function updateContact(store: Store, accountId: number, id: string,
       }
     }
     const updated = (await contacts.findContact(tx, accountId, row.id))!;
-    // API-EXTENSIONS §10: OptedOut set through the API (0 → 1; 1 → 0 is refused above).
+    // API.md §12: OptedOut set through the API (0 → 1; 1 → 0 is refused above).
     if (updated.opted_out !== row.opted_out) {
       await emitEvent(tx, accountId, updated.opted_out === 1 ? 'contact.opted_out' : 'contact.opted_in', updated, updated.updated_at);
     }
@@ -281,10 +296,10 @@ const FILTER_RULES = defineRules([
 ]);
 
 /**
- * Reads the contacts/index filters (API-EXTENSIONS §2): `GroupId` an integer (`Group Id must be an
+ * Reads the contacts/index filters (API.md §10.2): `GroupId` an integer (`Group Id must be an
  * integer.`), `OptedOut` 0 or 1 (`Opted Out is invalid.`, or `… must be an integer.`). Empty values
  * are no filter.
- * @throws ValidationFailedError (422, CONVENTIONS §3 list).
+ * @throws ValidationFailedError (422, API.md §4.4 list).
  */
 export function readContactFilters(query: { GroupId?: unknown; OptedOut?: unknown }): ContactListQuery {
   const checked = validate(query as Input, FILTER_RULES);
@@ -313,7 +328,8 @@ export async function contactList(
   if (query.optedOut !== undefined) filter.optedOut = query.optedOut;
   if (query.groupId !== undefined) {
     const groupId = toId(query.groupId);
-    if (groupId === null || !(await groups.groupExists(store.db, accountId, groupId))) return { total: 0, fetch: async () => [], json: async () => '[]' };
+    if (groupId === null || !(await groups.groupExists(store.db, accountId, groupId)))
+      return { total: 0, fetch: () => Promise.resolve([]), json: () => Promise.resolve('[]') };
     filter.groupId = groupId;
   }
   const total = await contacts.countContacts(store.db, accountId, filter);

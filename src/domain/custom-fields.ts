@@ -10,13 +10,13 @@ import { defineRules, messages, validate, type Checked, type Input } from './val
 import { nowSeconds } from '../lib/time.ts';
 import { caseKey } from './text.ts';
 
-/** Spec "PUT /v1/custom-contact-fields/update": fname required, 3 to 64 characters. */
+/** API.md §9: fname required, 3 to 64 characters. */
 const FIELD_RULES = defineRules([
   { field: 'fname', rule: 'required' },
   { field: 'fname', rule: 'string', min: 3, max: 64 },
 ]);
 
-/** Spec "POST or PUT /v1/custom-contact-fields-entry/update". */
+/** API.md §9. */
 const ENTRY_RULES = defineRules([
   { field: 'frfield', rule: 'required' },
   { field: 'frcontact', rule: 'required' },
@@ -26,13 +26,13 @@ const ENTRY_RULES = defineRules([
   { field: 'fvalue', rule: 'string', max: 255 },
 ]);
 
-/** The rules of the entry list's filters: both optional integers (API-EXTENSIONS §4). */
+/** The rules of the entry list's filters: both optional integers (API.md §10.4). */
 const ENTRY_FILTER_RULES = defineRules([
   { field: 'frfield', rule: 'integer' },
   { field: 'frcontact', rule: 'integer' },
 ]);
 
-/** `Fname "{value as sent}" has already been taken.` (CONVENTIONS §11). */
+/** `Fname "{value as sent}" has already been taken.` (API.md §4.4). */
 function fnameTaken(fname: string): ValidationFailedError {
   return new ValidationFailedError([{ field: 'fname', message: messages.taken('fname', fname) }]);
 }
@@ -81,7 +81,7 @@ export async function renameCustomField(store: Store, accountId: number, id: str
     try {
       await fields.renameCustomField(tx, accountId, fieldId, fname!, caseKey(fname!), nowSeconds());
     } catch (err) {
-      // Names are unique per account, compared case-insensitively (API-EXTENSIONS §4): the index
+      // Names are unique per account, compared case-insensitively (API.md §10.4): the index
       // is the final arbiter when another request took the name since the check above.
       if (!(err instanceof UniqueViolation)) throw err;
       throw fnameTaken(fname!);
@@ -121,7 +121,7 @@ function rowId(n: number | undefined): number | null {
   return n !== undefined && n >= 1 && Number.isSafeInteger(n) ? n : null;
 }
 
-/** A body value quoted as the client sent it (CONVENTIONS §11): a JSON integer 4 is written 4. */
+/** A body value quoted as the client sent it (API.md §4.5): a JSON integer 4 is written 4. */
 function asSent(value: unknown): string {
   return typeof value === 'string' ? value : String(value);
 }
@@ -136,7 +136,7 @@ function comboTaken(input: Input) {
  * the pair), appended to the errors of the pure rules: frfield and frcontact must be the account's
  * own custom field and contact; the pair must not be held by another entry. The pair is looked up
  * only when another error will stop the write anyway (every field reports its first error,
- * CONVENTIONS §3); otherwise the unique index reports it on the write.
+ * API.md §4.4); otherwise the unique index reports it on the write.
  */
 async function entryErrors(tx: Db, accountId: number, input: Input, checked: Checked<typeof ENTRY_RULES>, exceptId: number) {
   const errors = [...checked.errors];
@@ -203,7 +203,13 @@ export function countEntries(store: Store, accountId: number, filter: fields.Ent
 }
 
 /** One page of the account's entries that match `filter`, by Id (`limit` rows from `offset`). */
-export function listEntries(store: Store, accountId: number, filter: fields.EntryFilter, limit: number, offset: number): Promise<EntryRow[]> {
+export function listEntries(
+  store: Store,
+  accountId: number,
+  filter: fields.EntryFilter,
+  limit: number,
+  offset: number,
+): Promise<EntryRow[]> {
   return fields.listEntries(store.db, accountId, filter, limit, offset);
 }
 

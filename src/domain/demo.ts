@@ -32,11 +32,59 @@ export interface DemoAccount {
   scheduledMessages: ScheduledMessageRecord[];
 }
 
-const FIRST = ['Olivia', 'Liam', 'Emma', 'Noah', 'Ava', 'Elijah', 'Sophia', 'James', 'Isabella', 'Lucas', 'Mia', 'Mateo', 'Amelia', 'Benjamin', 'Harper', 'Henry', 'Evelyn', 'Theodore', 'Chloé', 'José'];
-const LAST = ['Smith', 'Johnson', 'Williams', 'Brown', 'Jones', 'García', 'Miller', 'Davis', 'Rodríguez', 'Martinez', 'Hernández', 'Lopez', "O'Brien", 'Wilson', 'Anderson', 'Thomas', 'Taylor', 'Moore'];
-const CITIES: [string, string][] = [['Austin', '78701'], ['Portland', '97201'], ['Denver', '80202'], ['Chicago', '60601'], ['Boston', '02108'], ['Seattle', '98101'], ['Miami', '33101']];
+const FIRST = [
+  'Olivia',
+  'Liam',
+  'Emma',
+  'Noah',
+  'Ava',
+  'Elijah',
+  'Sophia',
+  'James',
+  'Isabella',
+  'Lucas',
+  'Mia',
+  'Mateo',
+  'Amelia',
+  'Benjamin',
+  'Harper',
+  'Henry',
+  'Evelyn',
+  'Theodore',
+  'Chloé',
+  'José',
+];
+const LAST = [
+  'Smith',
+  'Johnson',
+  'Williams',
+  'Brown',
+  'Jones',
+  'García',
+  'Miller',
+  'Davis',
+  'Rodríguez',
+  'Martinez',
+  'Hernández',
+  'Lopez',
+  "O'Brien",
+  'Wilson',
+  'Anderson',
+  'Thomas',
+  'Taylor',
+  'Moore',
+];
+const CITIES: [string, string][] = [
+  ['Austin', '78701'],
+  ['Portland', '97201'],
+  ['Denver', '80202'],
+  ['Chicago', '60601'],
+  ['Boston', '02108'],
+  ['Seattle', '98101'],
+  ['Miami', '33101'],
+];
 
-/** The demo account's own numbers: every number status (spec "Number status"), two Active. */
+/** The demo account's own numbers: every number status (API.md §9.2), two Active. */
 const DEMO_NUMBERS: { number: string; status: number; blockedDaysAgo?: number }[] = [
   { number: '55155', status: 0 },
   { number: '15550100001', status: 0 },
@@ -79,7 +127,8 @@ export async function createDemoAccount(store: Store, mappers: RecordMappers, re
             optedOut: i % 11 === 5 ? 1 : 0,
             firstName: first,
             lastName: last,
-            birthday: i % 4 === 3 ? null : `${1960 + (i % 40)}-${String((i % 12) + 1).padStart(2, '0')}-${String((i % 28) + 1).padStart(2, '0')}`,
+            birthday:
+              i % 4 === 3 ? null : `${1960 + (i % 40)}-${String((i % 12) + 1).padStart(2, '0')}-${String((i % 28) + 1).padStart(2, '0')}`,
             email: i % 5 === 4 ? '' : `${first}.${last}${i}@example.com`.toLowerCase().replace(/[^a-z0-9.@]/g, ''),
             zip: i % 6 === 5 ? '' : zip,
             city: i % 6 === 5 ? '' : city,
@@ -88,10 +137,30 @@ export async function createDemoAccount(store: Store, mappers: RecordMappers, re
         ),
       );
     }
-    const newsletter = await groups.insertGroup(tx, accountId, { name: 'Newsletter', note: 'Monthly news and offers', keywordId: 0, parentId: 0 }, now - 90 * day);
-    const vip = await groups.insertGroup(tx, accountId, { name: 'VIP Customers', note: 'Early access to sales', keywordId: 0, parentId: newsletter }, now - 60 * day);
-    const events = await groups.insertGroup(tx, accountId, { name: 'Store Events', note: 'In-store events & workshops', keywordId: 0, parentId: 0 }, now - 30 * day);
-    const staff = await groups.insertGroup(tx, accountId, { name: 'Staff', note: 'Shift reminders', keywordId: 0, parentId: 0 }, now - 10 * day);
+    const newsletter = await groups.insertGroup(
+      tx,
+      accountId,
+      { name: 'Newsletter', note: 'Monthly news and offers', keywordId: 0, parentId: 0 },
+      now - 90 * day,
+    );
+    const vip = await groups.insertGroup(
+      tx,
+      accountId,
+      { name: 'VIP Customers', note: 'Early access to sales', keywordId: 0, parentId: newsletter },
+      now - 60 * day,
+    );
+    const events = await groups.insertGroup(
+      tx,
+      accountId,
+      { name: 'Store Events', note: 'In-store events & workshops', keywordId: 0, parentId: 0 },
+      now - 30 * day,
+    );
+    const staff = await groups.insertGroup(
+      tx,
+      accountId,
+      { name: 'Staff', note: 'Shift reminders', keywordId: 0, parentId: 0 },
+      now - 10 * day,
+    );
     await groups.insertGroup(tx, accountId, { name: 'Empty Group', note: 'No members yet', keywordId: 0, parentId: 0 }, now - day);
     for (const [i, contactId] of contactIds.entries()) {
       if (i % 2 === 0) await groups.addGroupMember(tx, accountId, newsletter, contactId);
@@ -108,18 +177,30 @@ export async function createDemoAccount(store: Store, mappers: RecordMappers, re
       if (i % 3 === 0) await fields.insertEntry(tx, accountId, color, contactId, colors[i % colors.length]!, now - 2 * day);
       if (i % 4 === 0) await fields.insertEntry(tx, accountId, tier, contactId, tiers[i % tiers.length]!, now - day);
     }
-    // MMS media and templates (API-EXTENSIONS §9): two real PNGs, two templates; the MMS
+    // MMS media and templates (API.md §10.7): two real PNGs, two templates; the MMS
     // scheduled messages below name these templates.
     const templateIds: number[] = [];
-    for (const [i, [name, subject, colour]] of ([
-      ['Spring collection', 'New collection', [46, 139, 87]],
-      ['Store opening', 'Grand opening', [70, 130, 180]],
-    ] as const).entries()) {
+    for (const [i, [name, subject, colour]] of (
+      [
+        ['Spring collection', 'New collection', [46, 139, 87]],
+        ['Store opening', 'Grand opening', [70, 130, 180]],
+      ] as const
+    ).entries()) {
       const png = pngImage(64, 48, (x, y) => [(colour[0] + x) & 255, (colour[1] + y) & 255, colour[2]]);
-      const mediaId = await media.insertMedia(tx, accountId, { fileName: `demo-${i + 1}.png`, mimeType: 'image/png', chunkBytes: MEDIA_CHUNK_BYTES }, now - 3 * day);
+      const mediaId = await media.insertMedia(
+        tx,
+        accountId,
+        { fileName: `demo-${i + 1}.png`, mimeType: 'image/png', chunkBytes: MEDIA_CHUNK_BYTES },
+        now - 3 * day,
+      );
       await media.insertChunk(tx, accountId, mediaId, 0, png);
       await media.finishMedia(tx, accountId, mediaId, png.length, 64, 48);
-      const templateId = await media.insertTemplate(tx, accountId, { name, subject, message: 'See the new collection in the picture!' }, now - 3 * day);
+      const templateId = await media.insertTemplate(
+        tx,
+        accountId,
+        { name, subject, message: 'See the new collection in the picture!' },
+        now - 3 * day,
+      );
       await media.setTemplateMedia(tx, accountId, templateId, [mediaId]);
       templateIds.push(templateId);
     }
@@ -133,7 +214,10 @@ export async function createDemoAccount(store: Store, mappers: RecordMappers, re
             accountId,
             {
               mobilePhone: `1555${String(2000000 + ((m * 3) % CONTACT_COUNT) * 7919).padStart(7, '0')}`,
-              message: typeId === 1 ? `Hi! Our spring sale starts Friday. Reply STOP to opt out. #${contact}` : 'See the new collection in the picture!',
+              message:
+                typeId === 1
+                  ? `Hi! Our spring sale starts Friday. Reply STOP to opt out. #${contact}`
+                  : 'See the new collection in the picture!',
               scheduledAt: now + (m + 1) * 3600 * 6,
               statusId,
               typeId,
@@ -155,7 +239,8 @@ async function readDemoAccount(store: Store, mappers: RecordMappers, accountId: 
   const db = store.db;
   const numberRows = await numbers.listNumbers(db, accountId, 1_000_000, 0);
   const contactRows = [];
-  for (const e164 of await contacts.listContactsE164(db, accountId)) contactRows.push((await contacts.findContactByE164(db, accountId, e164))!);
+  for (const e164 of await contacts.listContactsE164(db, accountId))
+    contactRows.push((await contacts.findContactByE164(db, accountId, e164))!);
   const groupRows = [];
   for (const id of await groups.listGroupIds(db, accountId)) groupRows.push((await groups.findGroup(db, accountId, id))!);
   const fieldRows = [];
@@ -180,8 +265,8 @@ const DEMO_RECIPIENT = '+15551234567';
 const DEMO_SCHEDULED_RECIPIENT = '+15551234568';
 
 /**
- * One ready-to-paste curl line per operation of the spec, then a send, a message scheduled a
- * minute ahead and a sandbox STOP (API-EXTENSIONS §6–§8), for the demo banner and the README.
+ * One ready-to-paste curl line per operation of API.md, then a send, a message scheduled a
+ * minute ahead and a sandbox STOP (API.md §10.6, §11.5, §11.3), for the demo banner and the README.
  */
 export function demoCurlLines(baseUrl: string, demo: DemoAccount): string[] {
   const t = encodeURIComponent(demo.token);
@@ -201,12 +286,12 @@ export function demoCurlLines(baseUrl: string, demo: DemoAccount): string[] {
     `curl -s -X POST '${baseUrl}/v1/custom-contact-fields-entry/update?id=${entry.Id}&access_token=${t}' ${json} -d '{"frfield":${entry.CustomFieldId},"frcontact":"${entry.PhoneNumberId}","fvalue":"${entry.Entry}"}'`,
     // A fresh keyword on every paste: a keyword can be reserved only once per number.
     `curl -s -X POST '${baseUrl}/v1/keyword/reserve?access_token=${t}' ${json} -d "{\\"Keyword\\":\\"JOIN$(date +%s%N)\\",\\"Number\\":\\"${active.Number}\\",\\"AutoreplyMessage\\":\\"Thanks for joining!\\"}"`,
-    // API-EXTENSIONS §6, §8: a message's whole life with the sandbox carrier (Queued, Sent, Delivered in sms/index).
+    // API.md §10.6, §11.3: a message's whole life with the sandbox carrier (Queued, Sent, Delivered in sms/index).
     `curl -s -X POST '${baseUrl}/v1/sms/send?access_token=${t}' ${json} -d '{"MobilePhone":"${DEMO_RECIPIENT}","Message":"Hello from msgsvc!"}'`,
-    // API-EXTENSIONS §6: a message scheduled a minute ahead (ISO 8601 in UTC; GNU date, else BSD date):
+    // API.md §10.6: a message scheduled a minute ahead (ISO 8601 in UTC; GNU date, else BSD date):
     // Pending, then Approved and Scheduled with its credit reserved, then sent at its time.
     `curl -s -X POST '${baseUrl}/v1/sms/schedule?access_token=${t}' ${json} -d "{\\"MobilePhone\\":\\"${DEMO_SCHEDULED_RECIPIENT}\\",\\"Message\\":\\"Scheduled a minute ago\\",\\"DateTime\\":\\"$(date -u -d '+1 min' +%FT%TZ 2>/dev/null || date -u -v+1M +%FT%TZ)\\"}"`,
-    // API-EXTENSIONS §7, §8: the recipient texts STOP: opted out, a free confirmation, and the next send is refused.
+    // API.md §11.5, §11.2: the recipient texts STOP: opted out, a free confirmation, and the next send is refused.
     `curl -s -X POST '${baseUrl}/v1/sandbox/inbound?access_token=${t}' ${json} -d '{"From":"${DEMO_RECIPIENT}","To":"${active.Number}","Message":"STOP"}'`,
   ];
 }

@@ -1,9 +1,9 @@
 /**
  * The domain's error catalogue. Domain code throws these; the HTTP error handler
- * (src/http/plugins/error-handler.ts) maps each to its status and body (CONVENTIONS §2, §3).
+ * (src/http/plugins/error-handler.ts) maps each to its status and body (API.md §4, §4.4).
  */
 
-/** One entry of a 422 body: the first error of one field (CONVENTIONS §3). */
+/** One entry of a 422 body: the first error of one field (API.md §4.4). */
 export interface FieldError {
   field: string;
   message: string;

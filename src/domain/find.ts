@@ -2,7 +2,7 @@ import { NotFoundError } from './errors.ts';
 import { toId } from './validation.ts';
 
 /**
- * Find-or-404 (CONVENTIONS §2, API-EXTENSIONS §1): turns the `id` query parameter (canonical
+ * Find-or-404 (API.md §4, §1.3): turns the `id` query parameter (canonical
  * integer text) into a row id the account owns.
  * @param exists asks the store whether the account has that row (or returns the row).
  * @returns the numeric id.

@@ -66,9 +66,53 @@ export function contactDigits(i: number): string {
   return String(12_000_000_000 + i);
 }
 
-const FIRST = ['Olivia', 'Liam', 'Emma', 'Noah', 'Ava', 'Elijah', 'Sophia', 'James', 'Isabella', 'Lucas', 'Mia', 'Mateo', 'Amelia', 'Benjamin', 'Harper', 'Henry', 'Chloé', 'José'];
-const LAST = ['Smith', 'Johnson', 'Williams', 'Brown', 'Jones', 'García', 'Miller', 'Davis', 'Rodríguez', 'Martinez', "O'Brien", 'Wilson', 'Anderson', 'Thomas', 'Taylor', 'Moore'];
-const CITIES: [string, string][] = [['Austin', '78701'], ['Portland', '97201'], ['Denver', '80202'], ['Chicago', '60601'], ['Boston', '02108'], ['Seattle', '98101'], ['Miami', '33101']];
+const FIRST = [
+  'Olivia',
+  'Liam',
+  'Emma',
+  'Noah',
+  'Ava',
+  'Elijah',
+  'Sophia',
+  'James',
+  'Isabella',
+  'Lucas',
+  'Mia',
+  'Mateo',
+  'Amelia',
+  'Benjamin',
+  'Harper',
+  'Henry',
+  'Chloé',
+  'José',
+];
+const LAST = [
+  'Smith',
+  'Johnson',
+  'Williams',
+  'Brown',
+  'Jones',
+  'García',
+  'Miller',
+  'Davis',
+  'Rodríguez',
+  'Martinez',
+  "O'Brien",
+  'Wilson',
+  'Anderson',
+  'Thomas',
+  'Taylor',
+  'Moore',
+];
+const CITIES: [string, string][] = [
+  ['Austin', '78701'],
+  ['Portland', '97201'],
+  ['Denver', '80202'],
+  ['Chicago', '60601'],
+  ['Boston', '02108'],
+  ['Seattle', '98101'],
+  ['Miami', '33101'],
+];
 const FIELDS = ['Favorite Color', 'Loyalty Tier', 'Shoe Size', 'Preferred Store', 'Language'];
 const VALUES = ['Blue', 'Gold', '42', 'Downtown', 'English', 'Green', 'Silver', '38', 'Airport', 'Español'];
 const TEXTS = [
@@ -129,7 +173,13 @@ async function generate(store: Store, options: GenerateOptions, onProgress: (p: 
     }
     const groups = await w.insertReturning('groups', groupRows, ['id', 'name']);
     const byName = new Map(groups.map((g) => [g.name, g.id]));
-    const fieldRows = FIELDS.map((f) => ({ account_id: accountId, name: f, name_key: caseKey(f), created_at: now - 20 * day, updated_at: now - 20 * day }));
+    const fieldRows = FIELDS.map((f) => ({
+      account_id: accountId,
+      name: f,
+      name_key: caseKey(f),
+      created_at: now - 20 * day,
+      updated_at: now - 20 * day,
+    }));
     const fields = await w.insertReturning('custom_fields', fieldRows, ['id', 'name']);
     const fieldByName = new Map(fields.map((f) => [f.name, f.id]));
     return {
@@ -161,7 +211,8 @@ async function generate(store: Store, options: GenerateOptions, onProgress: (p: 
           opted_out: i % 50 === 7 ? 1 : 0,
           first_name: first,
           last_name: last,
-          birthday: i % 4 === 3 ? null : `${1950 + (i % 50)}-${String((i % 12) + 1).padStart(2, '0')}-${String((i % 28) + 1).padStart(2, '0')}`,
+          birthday:
+            i % 4 === 3 ? null : `${1950 + (i % 50)}-${String((i % 12) + 1).padStart(2, '0')}-${String((i % 28) + 1).padStart(2, '0')}`,
           email: i % 5 === 4 ? '' : `${first.toLowerCase().replace(/[^a-z]/g, '')}.${i}@example.com`,
           zip: i % 6 === 5 ? '' : zip,
           city: i % 6 === 5 ? '' : city,
@@ -186,7 +237,11 @@ async function generate(store: Store, options: GenerateOptions, onProgress: (p: 
           members.push({ account_id: accountId, group_id: groupIds[g]!, contact_id: contactId });
           groupSizes.set(g, (groupSizes.get(g) ?? 0) + 1);
         }
-        for (const [k, every] of [[0, 2], [1, 3], [2, 5]] as const) {
+        for (const [k, every] of [
+          [0, 2],
+          [1, 3],
+          [2, 5],
+        ] as const) {
           if (i % every !== 0) continue;
           entries.push({
             account_id: accountId,

@@ -9,14 +9,14 @@ import { nowSeconds } from '../lib/time.ts';
 import type { Db } from '../store/types.ts';
 
 /**
- * Groups (spec "Group", "PUT /v1/groups/update"; API-EXTENSIONS §3). Every service validates the
+ * Groups (API.md §9.5, §10.3). Every service validates the
  * body without the database first, then, in one transaction, finds the group or throws 404, then
  * runs the checks that need the database, and throws one 422 with the first error of each field
- * (CONVENTIONS §1, §3). Rule order: fname required, fname string, fnote string, KeywordId integer,
+ * (API.md §1.5, §4.4). Rule order: fname required, fname string, fnote string, KeywordId integer,
  * ParentId integer, then the references (KeywordId, ParentId) as Yii2 `exist`-style rules last.
  */
 
-/** Spec "PUT /v1/groups/update" plus API-EXTENSIONS §3: fname required, fname and fnote 3 to 255 characters, KeywordId, ParentId integers. */
+/** API.md §10.3: fname required, fname and fnote 3 to 255 characters, KeywordId, ParentId integers. */
 const GROUP_RULES = defineRules([
   { field: 'fname', rule: 'required' },
   { field: 'fname', rule: 'string', min: 3, max: 255 },
@@ -25,7 +25,7 @@ const GROUP_RULES = defineRules([
   { field: 'ParentId', rule: 'integer' },
 ]);
 
-/** API-EXTENSIONS §3 add-contacts / remove-contacts: PhoneNumberIds, required, 1 to 1,000 ids. */
+/** API.md §10.3 add-contacts / remove-contacts: PhoneNumberIds, required, 1 to 1,000 ids. */
 const MEMBER_RULES = defineRules([
   { field: 'PhoneNumberIds', rule: 'required' },
   { field: 'PhoneNumberIds', rule: 'ids', max: 1000 },
@@ -42,7 +42,7 @@ function findGroupOr404(tx: Db, accountId: number, id: string): Promise<number> 
 }
 
 /**
- * The reference errors of a create or update (API-EXTENSIONS §1, §3): KeywordId must be 0 or a
+ * The reference errors of a create or update (API.md §1.4, §10.3): KeywordId must be 0 or a
  * keyword reservation of the account; ParentId must be 0 or a group of the account that is not
  * `self` and not below `self` (a group cannot be its own ancestor). Fields that already failed a
  * rule are skipped. Locks the account's group tree first when a parent is being set.
@@ -58,7 +58,8 @@ async function referenceErrors(
   const { KeywordId, ParentId } = checked.values;
   if (KeywordId !== undefined && KeywordId !== 0 && !checked.failed('KeywordId')) {
     const id = rowId(KeywordId);
-    if (id === null || !(await groups.keywordReservationExists(tx, accountId, id))) errors.push({ field: 'KeywordId', message: messages.invalid('KeywordId') });
+    if (id === null || !(await groups.keywordReservationExists(tx, accountId, id)))
+      errors.push({ field: 'KeywordId', message: messages.invalid('KeywordId') });
   }
   if (ParentId !== undefined && ParentId !== 0 && !checked.failed('ParentId')) {
     const id = rowId(ParentId);
@@ -74,7 +75,7 @@ async function referenceErrors(
 }
 
 /**
- * Lists one page of the account's groups by Id ascending (API-EXTENSIONS §3 `index`, CONVENTIONS §7).
+ * Lists one page of the account's groups by Id ascending (API.md §10.3 `index`, API.md §5).
  * @returns the total and a fetcher of one page (rows with their member ids), for `ctx.paginate`.
  */
 export async function groupsPage(
@@ -88,7 +89,7 @@ export async function groupsPage(
 }
 
 /**
- * One group of the account (API-EXTENSIONS §3 `view`).
+ * One group of the account (API.md §10.3 `view`).
  * @param id canonical integer text of the `id` query parameter.
  * @throws NotFoundError `Object not found: {id}` when the account has no such group (another account's included).
  */
@@ -97,7 +98,7 @@ export async function viewGroup(store: Store, accountId: number, id: string): Pr
 }
 
 /**
- * Creates a group (API-EXTENSIONS §3 `create`): `fname` required, `fname`/`fnote` 3 to 255
+ * Creates a group (API.md §10.3 `create`): `fname` required, `fname`/`fnote` 3 to 255
  * characters, `KeywordId` 0 or a keyword reservation of the account, `ParentId` 0 or a group of the
  * account. Absent (or null, "") fnote, KeywordId, ParentId give "" / 0 / 0.
  * @throws ValidationFailedError with the first error of each field (`Keyword Id is invalid.`,
@@ -109,19 +110,24 @@ export async function createGroup(store: Store, accountId: number, input: Input)
     const errors = [...checked.errors, ...(await referenceErrors(tx, store, accountId, undefined, checked))];
     if (errors.length > 0) throw new ValidationFailedError(errors);
     const { fname, fnote, KeywordId, ParentId } = checked.values;
-    const id = await groups.insertGroup(tx, accountId, { name: fname!, note: fnote ?? '', keywordId: KeywordId ?? 0, parentId: ParentId ?? 0 }, nowSeconds());
+    const id = await groups.insertGroup(
+      tx,
+      accountId,
+      { name: fname!, note: fnote ?? '', keywordId: KeywordId ?? 0, parentId: ParentId ?? 0 },
+      nowSeconds(),
+    );
     return (await groups.findGroup(tx, accountId, id))!;
   });
 }
 
 /**
- * Spec "PUT /v1/groups/update" with API-EXTENSIONS §3: renames the group (fname required, 3 to 255
+ * API.md §10.3: renames the group (fname required, 3 to 255
  * characters), and changes only the other fields sent: `fnote` (kept when absent; null or ""
  * clears it, stored "", as Yii2's length rule skips an empty value: docs/API.md §4.6),
  * `KeywordId` (0 clears it), `ParentId` (0 clears it; not the group itself nor one of its
  * descendants: a group cannot be its own ancestor).
  * @param id canonical integer text of the `id` query parameter.
- * @throws NotFoundError when the account has no group `id` (before any 422, CONVENTIONS §1).
+ * @throws NotFoundError when the account has no group `id` (before any 422, API.md §1.5).
  * @throws ValidationFailedError with the first error of each field.
  */
 export async function updateGroup(store: Store, accountId: number, id: string, input: Input): Promise<GroupRow> {
@@ -149,7 +155,7 @@ export async function updateGroup(store: Store, accountId: number, id: string, i
 }
 
 /**
- * Deletes a group (API-EXTENSIONS §3 `delete`): its memberships go, its member contacts stay, its
+ * Deletes a group (API.md §10.3 `delete`): its memberships go, its member contacts stay, its
  * child groups get ParentId 0.
  * @throws NotFoundError `Object not found: {id}` when the account has no such group.
  */
@@ -162,7 +168,7 @@ export async function deleteGroup(store: Store, accountId: number, id: string): 
 }
 
 /**
- * Adds contacts to, or removes them from, a group (API-EXTENSIONS §3 `add-contacts`,
+ * Adds contacts to, or removes them from, a group (API.md §10.3 `add-contacts`,
  * `remove-contacts`). `PhoneNumberIds`: required (`Phone Number Ids cannot be blank.` for absent,
  * null, "" or []), an array of 1 to 1,000 integer ids that are all contacts of the account; any
  * other value, or one id that is not the account's, rejects the whole request with
@@ -172,7 +178,13 @@ export async function deleteGroup(store: Store, accountId: number, id: string): 
  * @throws NotFoundError when the account has no group `id` (before any 422).
  * @throws ValidationFailedError as above.
  */
-export async function changeMembers(store: Store, accountId: number, id: string, input: Input, action: 'add' | 'remove'): Promise<GroupRow> {
+export async function changeMembers(
+  store: Store,
+  accountId: number,
+  id: string,
+  input: Input,
+  action: 'add' | 'remove',
+): Promise<GroupRow> {
   const checked = validate(input, MEMBER_RULES);
   return inTransaction(store, async (tx) => {
     const groupId = await findGroupOr404(tx, accountId, id);
@@ -183,7 +195,10 @@ export async function changeMembers(store: Store, accountId: number, id: string,
     if ((await groups.countOwnContacts(tx, accountId, ids)) !== ids.length) throw invalid;
     let changed: number;
     try {
-      changed = action === 'add' ? await groups.addGroupMembers(tx, accountId, groupId, ids) : await groups.removeGroupMembers(tx, accountId, groupId, ids);
+      changed =
+        action === 'add'
+          ? await groups.addGroupMembers(tx, accountId, groupId, ids)
+          : await groups.removeGroupMembers(tx, accountId, groupId, ids);
     } catch (err) {
       // A contact deleted since the count above: the ids are no longer all the account's.
       if (err instanceof ForeignKeyViolation) throw invalid;

@@ -11,7 +11,14 @@ import * as keys from '../store/repositories/idempotency.ts';
 export type { IdempotencyRow } from '../store/repositories/idempotency.ts';
 
 /** Claims `key` with an in-progress row; false (writing nothing) when a live row already holds it. */
-export function claimIdempotencyKey(store: Store, accountId: number, key: string, fingerprint: string, now: number, expiresAt: number): Promise<boolean> {
+export function claimIdempotencyKey(
+  store: Store,
+  accountId: number,
+  key: string,
+  fingerprint: string,
+  now: number,
+  expiresAt: number,
+): Promise<boolean> {
   return keys.claimIdempotencyKey(store.db, accountId, key, fingerprint, now, expiresAt);
 }
 

@@ -19,8 +19,8 @@ import { emitEvent } from './webhooks.ts';
 import { findContactByE164 } from '../store/repositories/contacts.ts';
 
 /**
- * Inbound texts, opt-out and keywords at work (API-EXTENSIONS §7), and the sandbox's
- * `POST /v1/sandbox/inbound` (§8), which runs the same rules on a text the caller makes up.
+ * Inbound texts, opt-out and keywords at work (API.md §11.5), and the sandbox's
+ * `POST /v1/sandbox/inbound` (API.md §11.3), which runs the same rules on a text the caller makes up.
  *
  * An inbound text to an account number is stored as a Message (Direction Inbound, Status_Id 7
  * Received, 0 credits, Type_Id 1) for the account that holds the number; then, on the trimmed
@@ -32,7 +32,7 @@ import { findContactByE164 } from '../store/repositories/contacts.ts';
  * 4. the first word is a keyword reserved on that number: its AutoreplyMessage, when not empty, is
  *    sent to the sender as an ordinary paid message, and the sender (a contact created if unknown)
  *    joins every group whose KeywordId is that reservation.
- * Rules 1–3 never meet rule 4: the carrier words cannot be reserved as keywords (§5).
+ * Rules 1–3 never meet rule 4: the carrier words cannot be reserved as keywords (API.md §10.5).
  *
  * Shared short code (several accounts hold the number): a keyword text goes to the keyword's
  * account only (stored there, and nowhere else); STOP, START and HELP apply to every account that
@@ -49,7 +49,7 @@ import { findContactByE164 } from '../store/repositories/contacts.ts';
  * 422 `… has opted out.` (messages.ts), `send-group` skips the number, and a queued message ends
  * Rejected `OPTED_OUT` with its credits refunded (the dispatcher, src/dispatch/dispatcher.ts).
  *
- * Choices §7 leaves open, written down here:
+ * Choices API.md §11.5 leaves open, written down here:
  * - "Trimmed" is JavaScript's trim (Unicode white space); "case-insensitively" is ASCII case
  *   folding for the carrier words (`ſtop`, with a long s, is not STOP), and the keywords' own key
  *   (NFKC, lower case, as keyword/reserve stores it) for the first word. The first word ends at
@@ -84,7 +84,7 @@ export interface InboundDeps extends MessagingDeps {
   replies: InboundReplies;
 }
 
-/** The inbound rules' dependencies from the settings (API-EXTENSIONS §7: the replies are settings). */
+/** The inbound rules' dependencies from the settings (API.md §11.5: the replies are settings). */
 export function inboundDeps(
   config: Pick<Config, 'smsSegmentCredits' | 'mmsCredits' | 'defaultRegion' | 'stopReply' | 'startReply' | 'helpReply'>,
   store: Store,
@@ -106,7 +106,7 @@ export interface InboundTextIn {
   readonly text: string;
 }
 
-/** Which rule of §7 a text falls under (`keyword` only when the first word is reserved on the number). */
+/** Which rule of API.md §11.5 a text falls under (`keyword` only when the first word is reserved on the number). */
 export type InboundKind = 'stop' | 'start' | 'help' | 'keyword' | 'other';
 
 /** A message written for one account. */
@@ -132,7 +132,7 @@ const START_WORDS = /^(?:START|UNSTOP)$/i;
 const HELP_WORDS = /^(?:HELP|INFO)$/i;
 
 /**
- * The carrier-word rule a text falls under (API-EXTENSIONS §7 rules 1–3), on the trimmed text,
+ * The carrier-word rule a text falls under (API.md §11.5 rules 1–3), on the trimmed text,
  * ASCII case-insensitively; else `other` with the key of its first word (for rule 4).
  */
 export function classifyInbound(text: string): { kind: 'stop' | 'start' | 'help' } | { kind: 'other'; firstWordKey: string } {
@@ -160,137 +160,139 @@ function digitsOf(number: string): string {
 }
 
 /**
- * Runs API-EXTENSIONS §7 on one inbound text (see the module comment for every rule and choice),
+ * Runs API.md §11.5 on one inbound text (see the module comment for every rule and choice),
  * in one transaction, and returns what it stored and sent. The carriers' inbound sink and
- * `POST /v1/sandbox/inbound` (§8) both come here.
+ * `POST /v1/sandbox/inbound` (API.md §11.3) both come here.
  */
 export async function receiveInbound(deps: InboundDeps, text: InboundTextIn): Promise<InboundOutcome> {
-  const { store, clock, replies } = deps;
+  return inTransaction(deps.store, (tx) => receiveInboundIn(tx, deps, text), { immediate: true });
+}
+
+/**
+ * `receiveInbound` inside a transaction the caller holds (`tx`), so that the caller's own writes
+ * commit or roll back with API.md §11.5's (a carrier callback's once-only key, src/domain/carrier-callbacks.ts).
+ */
+export async function receiveInboundIn(tx: Db, deps: InboundDeps, text: InboundTextIn): Promise<InboundOutcome> {
+  const { clock, replies } = deps;
   const to = digitsOf(text.to);
   const sender = senderPhone(text.from, deps.region);
   const mobilePhone = sender?.digits ?? digitsOf(text.from);
   const classified = classifyInbound(text.text);
   const inSegments = smsSegments(text.text).segments;
-  return inTransaction(
-    store,
-    async (tx) => {
-      const now = clock.nowSeconds();
-      const dueAt = clock.nowMs();
-      const outcome: InboundOutcome = { kind: classified.kind, received: [], replies: [], joinedGroupIds: [] };
-      const holders = await inbound.numberHolders(tx, to);
-      if (holders.length === 0) return outcome;
-      const accountIds = [...new Set(holders.map((h) => h.account_id))];
+  const now = clock.nowSeconds();
+  const dueAt = clock.nowMs();
+  const outcome: InboundOutcome = { kind: classified.kind, received: [], replies: [], joinedGroupIds: [] };
+  const holders = await inbound.numberHolders(tx, to);
+  if (holders.length === 0) return outcome;
+  const accountIds = [...new Set(holders.map((h) => h.account_id))];
 
-      let keyword: inbound.ReservedKeyword | undefined;
-      if (classified.kind === 'other' && classified.firstWordKey !== '') {
-        keyword = await inbound.reservedKeyword(tx, to, classified.firstWordKey);
-        // Always one of the holders (a reservation's number is its own account's); checked all the same.
-        if (keyword && !accountIds.includes(keyword.account_id)) keyword = undefined;
-        if (keyword) outcome.kind = 'keyword';
+  let keyword: inbound.ReservedKeyword | undefined;
+  if (classified.kind === 'other' && classified.firstWordKey !== '') {
+    keyword = await inbound.reservedKeyword(tx, to, classified.firstWordKey);
+    // Always one of the holders (a reservation's number is its own account's); checked all the same.
+    if (keyword && !accountIds.includes(keyword.account_id)) keyword = undefined;
+    if (keyword) outcome.kind = 'keyword';
+  }
+
+  // The text is stored for the keyword's account only, else for every holder.
+  const concerned = keyword ? [keyword.account_id] : accountIds;
+  for (const accountId of concerned) {
+    const message = await log.insertMessage(
+      tx,
+      accountId,
+      {
+        direction: DIRECTION_INBOUND,
+        number: to,
+        mobilePhone,
+        message: text.text,
+        typeId: 1,
+        statusId: LOG_STATUS.RECEIVED,
+        segments: inSegments,
+        credits: 0,
+        batchId: null,
+        scheduledMessageId: null,
+        optOutExempt: 0,
+        dueAt: null,
+      },
+      now,
+    );
+    outcome.received.push({ accountId, message });
+    // API.md §12: message.received, in the transaction that stores it.
+    await emitEvent(tx, accountId, 'message.received', message, now);
+  }
+  if (sender === null) return outcome;
+
+  const free = async (accountId: number, reply: string): Promise<void> => {
+    const message = await log.insertMessage(
+      tx,
+      accountId,
+      {
+        direction: DIRECTION_OUTBOUND,
+        number: to,
+        mobilePhone: sender.digits,
+        message: reply,
+        typeId: 1,
+        statusId: LOG_STATUS.QUEUED,
+        segments: smsSegments(reply).segments,
+        credits: 0,
+        batchId: null,
+        scheduledMessageId: null,
+        optOutExempt: 1,
+        dueAt,
+      },
+      now,
+    );
+    outcome.replies.push({ accountId, message });
+  };
+
+  switch (outcome.kind) {
+    case 'stop':
+      for (const accountId of accountIds) {
+        const contact = await inbound.ensureContact(tx, accountId, sender, 1, now);
+        const changed = contact.created || (await inbound.setContactOptedOut(tx, accountId, sender.e164, 1, now));
+        // API.md §12: contact.opted_out when STOP changes the contact.
+        if (changed) await emitEvent(tx, accountId, 'contact.opted_out', () => findContactByE164(tx, accountId, sender.e164), now);
       }
-
-      // The text is stored for the keyword's account only, else for every holder.
-      const concerned = keyword ? [keyword.account_id] : accountIds;
-      for (const accountId of concerned) {
-        const message = await log.insertMessage(
-          tx,
-          accountId,
-          {
-            direction: DIRECTION_INBOUND,
-            number: to,
-            mobilePhone,
-            message: text.text,
-            typeId: 1,
-            statusId: LOG_STATUS.RECEIVED,
-            segments: inSegments,
-            credits: 0,
-            batchId: null,
-            scheduledMessageId: null,
-            optOutExempt: 0,
-            dueAt: null,
-          },
-          now,
-        );
-        outcome.received.push({ accountId, message });
-        // API-EXTENSIONS §10: message.received, in the transaction that stores it.
-        await emitEvent(tx, accountId, 'message.received', message, now);
-      }
-      if (sender === null) return outcome;
-
-      const free = async (accountId: number, reply: string): Promise<void> => {
-        const message = await log.insertMessage(
-          tx,
-          accountId,
-          {
-            direction: DIRECTION_OUTBOUND,
-            number: to,
-            mobilePhone: sender.digits,
-            message: reply,
-            typeId: 1,
-            statusId: LOG_STATUS.QUEUED,
-            segments: smsSegments(reply).segments,
-            credits: 0,
-            batchId: null,
-            scheduledMessageId: null,
-            optOutExempt: 1,
-            dueAt,
-          },
-          now,
-        );
-        outcome.replies.push({ accountId, message });
-      };
-
-      switch (outcome.kind) {
-        case 'stop':
-          for (const accountId of accountIds) {
-            const contact = await inbound.ensureContact(tx, accountId, sender, 1, now);
-            const changed = contact.created || (await inbound.setContactOptedOut(tx, accountId, sender.e164, 1, now));
-            // API-EXTENSIONS §10: contact.opted_out when STOP changes the contact.
-            if (changed) await emitEvent(tx, accountId, 'contact.opted_out', () => findContactByE164(tx, accountId, sender.e164), now);
-          }
-          await free(accountIds[0]!, replies.stop);
-          break;
-        case 'start':
-          for (const accountId of accountIds) {
-            // API-EXTENSIONS §10: contact.opted_in when START changes the contact.
-            if (await inbound.setContactOptedOut(tx, accountId, sender.e164, 0, now)) {
-              await emitEvent(tx, accountId, 'contact.opted_in', () => findContactByE164(tx, accountId, sender.e164), now);
-            }
-          }
-          await free(accountIds[0]!, replies.start);
-          break;
-        case 'help':
-          await free(accountIds[0]!, replies.help);
-          break;
-        case 'keyword': {
-          const accountId = keyword!.account_id;
-          const contact = await inbound.ensureContact(tx, accountId, sender, 0, now);
-          outcome.joinedGroupIds = await inbound.joinKeywordGroups(tx, accountId, keyword!.id, contact.id, now);
-          if (!isBlank(keyword!.autoreply_message)) {
-            const active = holders.some((h) => h.account_id === accountId && h.status_id === NUMBER_STATUS_ACTIVE);
-            const message = await autoreply(tx, deps, accountId, {
-              to,
-              recipient: sender.digits,
-              text: keyword!.autoreply_message,
-              blocked: contact.opted_out === 1 ? AUTOREPLY_REJECTED.OPTED_OUT : !active ? AUTOREPLY_REJECTED.NUMBER_INACTIVE : undefined,
-              now,
-              dueAt,
-            });
-            outcome.replies.push({ accountId, message });
-          }
-          break;
+      await free(accountIds[0]!, replies.stop);
+      break;
+    case 'start':
+      for (const accountId of accountIds) {
+        // API.md §12: contact.opted_in when START changes the contact.
+        if (await inbound.setContactOptedOut(tx, accountId, sender.e164, 0, now)) {
+          await emitEvent(tx, accountId, 'contact.opted_in', () => findContactByE164(tx, accountId, sender.e164), now);
         }
-        case 'other':
-          break;
       }
-      return outcome;
-    },
-    { immediate: true },
-  );
+      await free(accountIds[0]!, replies.start);
+      break;
+    case 'help':
+      await free(accountIds[0]!, replies.help);
+      break;
+    case 'keyword': {
+      const accountId = keyword!.account_id;
+      const contact = await inbound.ensureContact(tx, accountId, sender, 0, now);
+      outcome.joinedGroupIds = await inbound.joinKeywordGroups(tx, accountId, keyword!.id, contact.id, now);
+      if (!isBlank(keyword!.autoreply_message)) {
+        const active = holders.some((h) => h.account_id === accountId && h.status_id === NUMBER_STATUS_ACTIVE);
+        const message = await autoreply(tx, deps, accountId, {
+          to,
+          recipient: sender.digits,
+          text: keyword!.autoreply_message,
+          blocked: contact.opted_out === 1 ? AUTOREPLY_REJECTED.OPTED_OUT : !active ? AUTOREPLY_REJECTED.NUMBER_INACTIVE : undefined,
+          now,
+          dueAt,
+        });
+        outcome.replies.push({ accountId, message });
+      }
+      break;
+    }
+    case 'other':
+      break;
+  }
+  return outcome;
 }
 
 /**
- * The keyword's autoreply (API-EXTENSIONS §7 rule 4), an ordinary paid message: Queued with its
+ * The keyword's autoreply (API.md §11.5 rule 4), an ordinary paid message: Queued with its
  * price debited, or, when `blocked` says why it cannot go out or the balance is short, logged
  * Rejected at once with nothing debited.
  */
@@ -324,13 +326,13 @@ async function autoreply(
   );
   if (reason === undefined) return message;
   await inbound.setMessageErrorCode(tx, accountId, message.id, reason);
-  // API-EXTENSIONS §10: message.rejected, in the transaction that logs it Rejected.
+  // API.md §12: message.rejected, in the transaction that logs it Rejected.
   await emitEvent(tx, accountId, 'message.rejected', { ...message, error_code: reason }, a.now);
   return { ...message, error_code: reason };
 }
 
 /**
- * A carrier's inbound sink handler (API-EXTENSIONS §7, §8): runs `receiveInbound` and resolves
+ * A carrier's inbound sink handler (API.md §11.5, §11.2): runs `receiveInbound` and resolves
  * once it is committed; a text to a number no account holds is logged and dropped.
  */
 export function createInboundHandler(
@@ -345,7 +347,7 @@ export function createInboundHandler(
 
 // ------------------------------------------------------------------ POST /v1/sandbox/inbound
 
-/** §8 field order of sandbox/inbound: errors are listed in this order (CONVENTIONS §3). */
+/** API.md §11.3 field order of sandbox/inbound: errors are listed in this order (API.md §4.4). */
 const SANDBOX_FIELDS = ['From', 'To', 'Message'];
 
 const SANDBOX_RULES = defineRules([
@@ -369,9 +371,9 @@ function numberDigits(value: unknown, input: Input, region: CountryCode): string
 }
 
 /**
- * `POST /v1/sandbox/inbound` (API-EXTENSIONS §8): a text from `From` (a phone number in any
+ * `POST /v1/sandbox/inbound` (API.md §11.3): a text from `From` (a phone number in any
  * common format) to `To` (an account number of the caller, any status) saying `Message`
- * (required, at most 1,600 characters), run through §7 exactly as a carrier's text is
+ * (required, at most 1,600 characters), run through API.md §11.5 exactly as a carrier's text is
  * (`receiveInbound`): on a shared short code it may reach, opt out or answer in other accounts.
  * @returns the inbound messages stored for the CALLER's account: one, or none when the text went
  *   to another account's keyword.

@@ -16,15 +16,24 @@ import { caseKey } from './text.ts';
  * (compared case-insensitively, surrounding whitespace ignored).
  */
 export const CARRIER_KEYWORDS: ReadonlySet<string> = new Set([
-  'STOP', 'START', 'HELP', 'UNSTOP', 'CANCEL', 'END', 'QUIT', 'UNSUBSCRIBE', 'STOPALL', 'INFO',
+  'STOP',
+  'START',
+  'HELP',
+  'UNSTOP',
+  'CANCEL',
+  'END',
+  'QUIT',
+  'UNSUBSCRIBE',
+  'STOPALL',
+  'INFO',
 ]);
 
-/** Longest AutoreplyMessage we store, in characters: ten concatenated SMS segments. Our limit; the spec shows none. */
+/** Longest AutoreplyMessage we store, in characters: ten concatenated SMS segments. Our limit; API.md shows none. */
 export const AUTOREPLY_MAX = 1600;
-/** Longest Keyword we store, in characters. Our limit; the spec gives only the minimum of 4. */
+/** Longest Keyword we store, in characters. Our limit; API.md gives only the minimum of 4. */
 export const KEYWORD_MAX = 255;
 
-/** Spec "POST /v1/keyword/reserve". */
+/** API.md §10.5. */
 const RULES = defineRules([
   { field: 'Keyword', rule: 'required' },
   { field: 'Number', rule: 'required' },
@@ -87,7 +96,7 @@ export async function reserveKeyword(store: Store, accountId: number, input: Inp
   return inTransaction(store, async (tx) => {
     const { errors, number } = await checkKeywordOnNumber(tx, accountId, checked);
     const keyword = checked.values.Keyword!;
-    // Every field reports its first error (CONVENTIONS §3): when another field failed, the insert
+    // Every field reports its first error (API.md §4.4): when another field failed, the insert
     // below never runs, so a taken keyword must be looked up to be reported too.
     if (errors.length > 0 && !hasError(errors, 'Keyword') && number) {
       if (await keywords.keywordTaken(tx, number.number, keywordKey(keyword))) {
@@ -111,7 +120,7 @@ export async function reserveKeyword(store: Store, accountId: number, input: Inp
   });
 }
 
-/** What `keyword/check` answers (API-EXTENSIONS §5). */
+/** What `keyword/check` answers (API.md §10.5). */
 export interface KeywordAvailability {
   /** The Keyword as sent. */
   keyword: string;
@@ -133,7 +142,11 @@ export async function checkKeyword(store: Store, accountId: number, input: Input
   const { errors, number } = await checkKeywordOnNumber(store.db, accountId, checked);
   if (errors.length > 0) throw new ValidationFailedError(errors);
   const keyword = checked.values.Keyword!;
-  return { keyword, number: checked.values.Number!, available: !(await keywords.keywordTaken(store.db, number!.number, keywordKey(keyword))) };
+  return {
+    keyword,
+    number: checked.values.Number!,
+    available: !(await keywords.keywordTaken(store.db, number!.number, keywordKey(keyword))),
+  };
 }
 
 /** The rule of the `Number` filter of keyword/index: an integer, read as reserve reads `Number`. */
@@ -159,7 +172,13 @@ export function countReservations(store: Store, accountId: number, digits: strin
 }
 
 /** One page of the account's reservations by Id (`limit` rows from `offset`), only those on `digits` when given (keyword/index). */
-export function listReservations(store: Store, accountId: number, digits: string | undefined, limit: number, offset: number): Promise<KeywordReservationRow[]> {
+export function listReservations(
+  store: Store,
+  accountId: number,
+  digits: string | undefined,
+  limit: number,
+  offset: number,
+): Promise<KeywordReservationRow[]> {
   return keywords.listKeywordReservations(store.db, accountId, digits, limit, offset);
 }
 
@@ -182,7 +201,7 @@ const sent = (input: Input, field: string) => Object.hasOwn(input, field) && inp
  * AutoreplyMessage clears it. The keyword must stay unique on its (new) number across all
  * accounts, itself excepted.
  * @param id canonical integer text of the `id` query parameter.
- * @throws NotFoundError when the account has no reservation `id` (before any 422, CONVENTIONS §1).
+ * @throws NotFoundError when the account has no reservation `id` (before any 422, API.md §1.5).
  * @throws ValidationFailedError with the first error of each field, as reserve.
  */
 export async function updateKeyword(store: Store, accountId: number, id: string, input: Input): Promise<KeywordReservationRow> {

@@ -14,7 +14,7 @@ import { findOr404, loadOr404 } from './find.ts';
 import type { Clock } from '../lib/time.ts';
 
 /**
- * MMS media (API-EXTENSIONS §9 `/v1/media/…`; spec "Media resource file requirements").
+ * MMS media (API.md §10.7 `/v1/media/…`; API.md §10.7).
  *
  * An upload is stored as it arrives: the first bytes (up to HEAD_BYTES) are read to learn the type
  * from the content (`file-type`, never the name or the declared type) and the dimensions
@@ -34,7 +34,7 @@ import type { Clock } from '../lib/time.ts';
  * inside the transaction, once all have been written.
  */
 
-/** 70.00MB (spec "Media resource file requirements"): a larger file gives 422 (API-EXTENSIONS §9). */
+/** 70.00MB (API.md §10.7): a larger file gives 422 (API.md §10.7). */
 export const MEDIA_MAX_BYTES = 73_400_320;
 /** The length of every stored chunk but a media's last. */
 export const MEDIA_CHUNK_BYTES = 256 * 1024;
@@ -43,7 +43,7 @@ const HEAD_BYTES = 1024 * 1024;
 /** A file whose dimensions are not in its head is read back whole for them up to this size. */
 const READ_BACK_BYTES = 16 * 1024 * 1024;
 
-/** The types §9 allows, by file-type's extension: their record MimeType. */
+/** The types API.md §10.7 allows, by file-type's extension: their record MimeType. */
 const ALLOWED: Readonly<Record<string, string>> = {
   jpg: 'image/jpeg',
   gif: 'image/gif',
@@ -54,7 +54,7 @@ const ALLOWED: Readonly<Record<string, string>> = {
 /** Every MimeType a stored media can have: the Content-Types `media/download` sends (docs/API.md §10.7). */
 export const MEDIA_MIME_TYPES: readonly string[] = Object.values(ALLOWED);
 
-/** The exact §9 messages, on the field `file`. */
+/** The exact API.md §10.7 messages, on the field `file`. */
 export const MEDIA_MESSAGES = {
   type: 'Only files with these extensions are allowed: jpg, gif, bmp, png, tiff.',
   animated: 'Animated GIF files are not supported.',
@@ -62,7 +62,7 @@ export const MEDIA_MESSAGES = {
   blank: 'File cannot be blank.',
 };
 
-/** A 422 on the field `file` (API-EXTENSIONS §9). */
+/** A 422 on the field `file` (API.md §10.7). */
 export function fileError(message: string): ValidationFailedError {
   return new ValidationFailedError([{ field: 'file', message }]);
 }
@@ -112,7 +112,7 @@ function isAnimatedGif(bytes: Buffer): boolean {
 }
 
 /**
- * Stores one uploaded file (API-EXTENSIONS §9 `media/upload`), reading `file` as it arrives.
+ * Stores one uploaded file (API.md §10.7 `media/upload`), reading `file` as it arrives.
  * @param name the file name the client sent (FileName, and the too-big message).
  * @returns the new media row.
  * @throws ValidationFailedError on `file`: `File cannot be blank.` (no bytes), the type message
@@ -121,7 +121,13 @@ function isAnimatedGif(bytes: Buffer): boolean {
  *   `file` fails with (a 413, a client gone away). On any error nothing is stored, and `file` may be
  *   left partly read: the caller drains it.
  */
-export async function storeUpload(store: Store, clock: Clock, accountId: number, name: string, file: AsyncIterable<Buffer>): Promise<MediaRow> {
+export async function storeUpload(
+  store: Store,
+  clock: Clock,
+  accountId: number,
+  name: string,
+  file: AsyncIterable<Buffer>,
+): Promise<MediaRow> {
   const it = file[Symbol.asyncIterator]();
   const { head, done } = await readHead(it, HEAD_BYTES);
   if (head.length === 0) throw fileError(MEDIA_MESSAGES.blank);
@@ -129,7 +135,8 @@ export async function storeUpload(store: Store, clock: Clock, accountId: number,
   const mimeType = type ? ALLOWED[type.ext] : undefined;
   if (mimeType === undefined) throw fileError(MEDIA_MESSAGES.type);
   const fileName = storedFileName(name);
-  if (store.dialect !== 'sqlite' || done) return storeChunks(store, clock, accountId, { fileName, mimeType, head, rest: done ? undefined : it });
+  if (store.dialect !== 'sqlite' || done)
+    return storeChunks(store, clock, accountId, { fileName, mimeType, head, rest: done ? undefined : it });
   // SQLite: spool the rest, then one short transaction (see the file's docstring).
   const dir = await mkdtemp(join(tmpdir(), 'msgsvc-media-'));
   try {
@@ -147,7 +154,12 @@ export async function storeUpload(store: Store, clock: Clock, accountId: number,
     }
     const file = createReadStream(path, { highWaterMark: MEDIA_CHUNK_BYTES });
     try {
-      return await storeChunks(store, clock, accountId, { fileName, mimeType, head, rest: file[Symbol.asyncIterator]() as AsyncIterator<Buffer> });
+      return await storeChunks(store, clock, accountId, {
+        fileName,
+        mimeType,
+        head,
+        rest: file[Symbol.asyncIterator]() as AsyncIterator<Buffer>,
+      });
     } finally {
       file.destroy();
     }
@@ -207,13 +219,19 @@ async function storeChunks(
   });
 }
 
-/** One page of the account's media by Id ascending (API-EXTENSIONS §9 `index`, CONVENTIONS §7). */
-export async function mediaPage(store: Store, accountId: number): Promise<{ total: number; fetch: (limit: number, offset: number) => Promise<MediaRow[]> }> {
-  return { total: await media.countMedia(store.db, accountId), fetch: (limit, offset) => media.listMedia(store.db, accountId, limit, offset) };
+/** One page of the account's media by Id ascending (API.md §10.7 `index`, API.md §5). */
+export async function mediaPage(
+  store: Store,
+  accountId: number,
+): Promise<{ total: number; fetch: (limit: number, offset: number) => Promise<MediaRow[]> }> {
+  return {
+    total: await media.countMedia(store.db, accountId),
+    fetch: (limit, offset) => media.listMedia(store.db, accountId, limit, offset),
+  };
 }
 
 /**
- * One media of the account (API-EXTENSIONS §9 `view`, `download`).
+ * One media of the account (API.md §10.7 `view`, `download`).
  * @throws NotFoundError `Object not found: {id}` (another account's included).
  */
 export async function viewMedia(store: Store, accountId: number, id: string): Promise<MediaRow> {
@@ -222,7 +240,7 @@ export async function viewMedia(store: Store, accountId: number, id: string): Pr
 
 /**
  * The bytes of a media from byte `start` to `end` (inclusive), chunk by chunk, each read from the
- * database when the previous one has been taken (API-EXTENSIONS §9 `download`).
+ * database when the previous one has been taken (API.md §10.7 `download`).
  */
 export async function* mediaBytes(store: Store, accountId: number, row: MediaRow, start = 0, end = row.size - 1): AsyncGenerator<Buffer> {
   if (end < start) return;
@@ -235,7 +253,7 @@ export async function* mediaBytes(store: Store, accountId: number, row: MediaRow
 }
 
 /**
- * Deletes a media of the account, and removes it from every template (API-EXTENSIONS §9 `delete`).
+ * Deletes a media of the account, and removes it from every template (API.md §10.7 `delete`).
  * @throws NotFoundError `Object not found: {id}`.
  */
 export async function deleteMediaById(store: Store, accountId: number, id: string): Promise<void> {

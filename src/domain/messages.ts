@@ -14,20 +14,31 @@ import { messageCost, type Prices } from './segments.ts';
 import { ownsTemplate } from './mms-templates.ts';
 import { DIRECTION_INBOUND, DIRECTION_OUTBOUND, LOG_STATUS, MESSAGE_TYPE_MMS, NUMBER_STATUS_ACTIVE } from '../records/statuses.ts';
 import type { Clock } from '../lib/time.ts';
-import { canonicalInteger, defineRules, fieldLabel, formatCount, isBlank, isEmpty, messages, toId, validate, type Input } from './validation.ts';
+import {
+  canonicalInteger,
+  defineRules,
+  fieldLabel,
+  formatCount,
+  isBlank,
+  isEmpty,
+  messages,
+  toId,
+  validate,
+  type Input,
+} from './validation.ts';
 
 /**
- * Sending and the message log (API-EXTENSIONS §6): `sms/send`, `sms/send-group`, `sms/index`,
+ * Sending and the message log (API.md §10.6): `sms/send`, `sms/send-group`, `sms/index`,
  * `sms/view`. A message is queued (Status_Id 1, due for the dispatcher at once) in the same
  * transaction that debits its credits; the dispatcher (src/dispatch) takes it from there.
  *
  * Choices the extension leaves open, written down here:
  * - Both `MobilePhone` and `PhoneNumberId` given: `MobilePhone` is the recipient and
  *   `PhoneNumberId` is ignored.
- * - `Type_Id` 2 needs an `MmsTemplateId` of the account (API-EXTENSIONS §9): without one, `Mms
+ * - `Type_Id` 2 needs an `MmsTemplateId` of the account (API.md §10.7): without one, `Mms
  *   Template Id cannot be blank.`; one the account does not own (another account's included), `Mms
  *   Template Id is invalid.` An MMS costs the MMS price (MSGSVC_MMS_CREDITS). For an SMS,
- *   `MmsTemplateId` is ignored. The Message record does not carry the template (§9).
+ *   `MmsTemplateId` is ignored. The Message record does not carry the template (API.md §10.7).
  * - `Number` is read as keyword/reserve reads it (an integer: the digits of a short code or of a
  *   long number, a leading `+` allowed), then must be an Active number of the account.
  * - `send-group` to a group whose members have all opted out (or that has none) queues nothing and
@@ -44,7 +55,7 @@ export interface MessagingDeps {
   region: CountryCode;
 }
 
-/** §6 field order of send and send-group: errors are listed in this order (CONVENTIONS §3). */
+/** API.md §10.6 field order of send and send-group: errors are listed in this order (API.md §4.4). */
 const FIELD_ORDER = ['Message', 'MobilePhone', 'PhoneNumberId', 'GroupId', 'Number', 'Type_Id', 'MmsTemplateId'];
 const FIELD_RANK = new Map(FIELD_ORDER.map((f, i) => [f, i]));
 function inFieldOrder(errors: FieldError[]): FieldError[] {
@@ -101,17 +112,23 @@ function readDraft(input: Input, region: CountryCode, recipient: 'one' | 'group'
     }
   }
   // inFieldOrder keeps the first error of each field: a required one before its type rule's.
-  return { errors: inFieldOrder(errors), typeId, message: typeof input.Message === 'string' ? input.Message : '', values: checked.values, ...(templateId !== undefined ? { templateId } : {}) };
+  return {
+    errors: inFieldOrder(errors),
+    typeId,
+    message: typeof input.Message === 'string' ? input.Message : '',
+    values: checked.values,
+    ...(templateId !== undefined ? { templateId } : {}),
+  };
 }
 
-/** `Mms Template Id is invalid.` when the MMS names a template the account does not own (API-EXTENSIONS §1, §9). */
+/** `Mms Template Id is invalid.` when the MMS names a template the account does not own (API.md §1.3, §10.7). */
 async function templateErrors(store: Store, accountId: number, draft: Draft): Promise<FieldError[]> {
   if (draft.templateId === undefined || (await ownsTemplate(store.db, accountId, draft.templateId))) return [];
   return [{ field: 'MmsTemplateId', message: messages.invalid('MmsTemplateId') }];
 }
 
 /**
- * The account number a message goes from (API-EXTENSIONS §6 `Number`, shared by send, send-group
+ * The account number a message goes from (API.md §10.6 `Number`, shared by send, send-group
  * and schedule): the one given (`n`, the integer read from the body) when it is an Active number of
  * the account, else (none given) the account's first Active number in numbers/index order.
  * @returns its digits, or undefined when there is none (`Number is invalid.`).
@@ -123,23 +140,23 @@ export async function resolveNumber(store: Store, accountId: number, n: number |
   return row && row.status_id === NUMBER_STATUS_ACTIVE ? row.number : undefined;
 }
 
-/** `Not enough credits: {cost} needed, {available} available.` (API-EXTENSIONS §6), numbers with thousands commas. */
+/** `Not enough credits: {cost} needed, {available} available.` (API.md §10.6), numbers with thousands commas. */
 export function notEnoughCreditsMessage(cost: number, available: number): string {
   return `Not enough credits: ${formatCount(cost)} needed, ${formatCount(available)} available.`;
 }
 
-/** `{Label} has opted out.` (API-EXTENSIONS §6). */
+/** `{Label} has opted out.` (API.md §10.6). */
 function optedOut(field: string): FieldError {
   return { field, message: `${fieldLabel(field)} has opted out.` };
 }
 
 /**
- * `sms/send` (API-EXTENSIONS §6): queues one message and debits its cost in one transaction.
+ * `sms/send` (API.md §10.6): queues one message and debits its cost in one transaction.
  * Body: `Message` (required for an SMS, 1 to 1,600 characters), `MobilePhone` (a phone number in
  * any common format) or `PhoneNumberId` (a contact of the account), `Number` (an Active number of
  * the account; default its first Active number), `Type_Id` (1 or 2) and `MmsTemplateId`.
  * @returns the new message (Status_Id 1 Queued), as stored.
- * @throws ValidationFailedError (422) with the first error of each field in §6 order, e.g.
+ * @throws ValidationFailedError (422) with the first error of each field in API.md §10.6 order, e.g.
  *   `Mobile Phone cannot be blank.` (no recipient), `Phone Number Id is invalid.`, `Mobile Phone has
  *   opted out.`, `Number is invalid.`, `Mms Template Id is invalid.`; and, when all else passed,
  *   on `Message`: `Not enough credits: {cost} needed, {available} available.`
@@ -172,36 +189,40 @@ export async function sendMessage(deps: MessagingDeps, accountId: number, input:
 
   const cost = messageCost(draft.typeId, draft.message, deps.prices);
   const now = clock.nowSeconds();
-  return inTransaction(store, async (tx) => {
-    // The debit is the transaction's first statement (on SQLite it takes the write lock at once).
-    if (!(await credits.debitCredits(tx, accountId, cost.credits, now))) {
-      const available = await accounts.getCredits(tx, accountId);
-      throw new ValidationFailedError([{ field: 'Message', message: notEnoughCreditsMessage(cost.credits, available) }]);
-    }
-    return log.insertMessage(
-      tx,
-      accountId,
-      {
-        direction: DIRECTION_OUTBOUND,
-        number: number!,
-        mobilePhone: recipient!,
-        message: draft.message,
-        typeId: draft.typeId,
-        statusId: LOG_STATUS.QUEUED,
-        segments: cost.segments,
-        credits: cost.credits,
-        batchId: null,
-        scheduledMessageId: null,
-        optOutExempt: 0,
-        dueAt: clock.nowMs(),
-      },
-      now,
-    );
-  }, { immediate: true });
+  return inTransaction(
+    store,
+    async (tx) => {
+      // The debit is the transaction's first statement (on SQLite it takes the write lock at once).
+      if (!(await credits.debitCredits(tx, accountId, cost.credits, now))) {
+        const available = await accounts.getCredits(tx, accountId);
+        throw new ValidationFailedError([{ field: 'Message', message: notEnoughCreditsMessage(cost.credits, available) }]);
+      }
+      return log.insertMessage(
+        tx,
+        accountId,
+        {
+          direction: DIRECTION_OUTBOUND,
+          number: number!,
+          mobilePhone: recipient!,
+          message: draft.message,
+          typeId: draft.typeId,
+          statusId: LOG_STATUS.QUEUED,
+          segments: cost.segments,
+          credits: cost.credits,
+          batchId: null,
+          scheduledMessageId: null,
+          optOutExempt: 0,
+          dueAt: clock.nowMs(),
+        },
+        now,
+      );
+    },
+    { immediate: true },
+  );
 }
 
 /**
- * `sms/send-group` (API-EXTENSIONS §6): one message to every member of the account's group who
+ * `sms/send-group` (API.md §10.6): one message to every member of the account's group who
  * has not opted out (the opted-out are skipped), all or nothing, in one transaction: the batch,
  * its messages (one INSERT … SELECT) and the debit of their total cost. Body: `GroupId` (required,
  * a group of the account), and `Message`, `Number`, `Type_Id`, `MmsTemplateId` as `sms/send`.
@@ -232,28 +253,44 @@ export async function sendGroupMessage(deps: MessagingDeps, accountId: number, i
 
   const cost = messageCost(draft.typeId, draft.message, deps.prices);
   const now = clock.nowSeconds();
-  return inTransaction(store, async (tx) => {
-    const batchId = await log.insertBatch(tx, accountId, { groupId: groupId!, number: number!, message: draft.message, typeId: draft.typeId }, now);
-    const recipients = await log.insertGroupMessages(
-      tx,
-      accountId,
-      groupId!,
-      batchId,
-      { number: number!, message: draft.message, typeId: draft.typeId, segments: cost.segments, credits: cost.credits, dueAt: clock.nowMs() },
-      now,
-    );
-    const total = recipients * cost.credits;
-    if (!(await credits.debitCredits(tx, accountId, total, now))) {
-      const available = await accounts.getCredits(tx, accountId);
-      throw new ValidationFailedError([{ field: 'Message', message: notEnoughCreditsMessage(total, available) }]);
-    }
-    const members = await log.countGroupMembers(tx, accountId, groupId!);
-    return log.finishBatch(tx, accountId, batchId, { recipients, skipped: members - recipients, credits: total });
-  }, { immediate: true });
+  return inTransaction(
+    store,
+    async (tx) => {
+      const batchId = await log.insertBatch(
+        tx,
+        accountId,
+        { groupId: groupId!, number: number!, message: draft.message, typeId: draft.typeId },
+        now,
+      );
+      const recipients = await log.insertGroupMessages(
+        tx,
+        accountId,
+        groupId!,
+        batchId,
+        {
+          number: number!,
+          message: draft.message,
+          typeId: draft.typeId,
+          segments: cost.segments,
+          credits: cost.credits,
+          dueAt: clock.nowMs(),
+        },
+        now,
+      );
+      const total = recipients * cost.credits;
+      if (!(await credits.debitCredits(tx, accountId, total, now))) {
+        const available = await accounts.getCredits(tx, accountId);
+        throw new ValidationFailedError([{ field: 'Message', message: notEnoughCreditsMessage(total, available) }]);
+      }
+      const members = await log.countGroupMembers(tx, accountId, groupId!);
+      return log.finishBatch(tx, accountId, batchId, { recipients, skipped: members - recipients, credits: total });
+    },
+    { immediate: true },
+  );
 }
 
 /**
- * `sms/view?id=` (API-EXTENSIONS §6): one message of the account's log.
+ * `sms/view?id=` (API.md §10.6): one message of the account's log.
  * @throws NotFoundError `Object not found: {id}` (also for another account's message).
  */
 export async function viewMessage(store: Store, accountId: number, id: string): Promise<MessageRow> {
@@ -283,7 +320,7 @@ const FILTER_RULES = defineRules([
 ]);
 
 /**
- * Reads the sms/index filters (API-EXTENSIONS §6, §1): `Direction` `Outbound` or `Inbound`
+ * Reads the sms/index filters (API.md §10.6, §4.4): `Direction` `Outbound` or `Inbound`
  * (`Direction is invalid.`), `Status_Id` 1 to 7 (`Status Id is invalid.` / `… must be an
  * integer.`), `MobilePhone` a phone number in any format (`Mobile Phone is invalid.`), `BatchId`
  * an integer (`Batch Id must be an integer.`). Empty values are no filter.
@@ -297,7 +334,9 @@ export function readMessageFilters(query: MessageFilterInput, region: CountryCod
     else if (query.Direction === 'Inbound') out.direction = DIRECTION_INBOUND;
     else errors.push({ field: 'Direction', message: messages.invalid('Direction') });
   }
-  const checked = validate({ Status_Id: query.Status_Id, MobilePhone: query.MobilePhone, BatchId: query.BatchId } as Input, FILTER_RULES, { region });
+  const checked = validate({ Status_Id: query.Status_Id, MobilePhone: query.MobilePhone, BatchId: query.BatchId }, FILTER_RULES, {
+    region,
+  });
   errors.push(...checked.errors);
   if (errors.length > 0) throw new ValidationFailedError(errors);
   if (checked.values.Status_Id !== undefined) out.statusId = checked.values.Status_Id;
@@ -321,7 +360,7 @@ export async function messageList(
   if (query.mobilePhone !== undefined) filter.mobilePhone = query.mobilePhone;
   if (query.batchId !== undefined) {
     const id = toId(query.batchId);
-    if (id === null || !(await log.hasBatch(store.db, accountId, id))) return { total: 0, fetch: async () => [] };
+    if (id === null || !(await log.hasBatch(store.db, accountId, id))) return { total: 0, fetch: () => Promise.resolve([]) };
     filter.batchId = id;
   }
   const total = await log.countMessages(store.db, accountId, filter);

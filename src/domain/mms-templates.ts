@@ -7,10 +7,10 @@ import type { Clock } from '../lib/time.ts';
 import { defineRules, messages, toId, validate, type Input } from './validation.ts';
 
 /**
- * MMS templates (API-EXTENSIONS §9 `/v1/mms-templates/…`): `Name` (required, 3 to 64
+ * MMS templates (API.md §10.7 `/v1/mms-templates/…`): `Name` (required, 3 to 64
  * characters), `Subject` (at most 255), `Message` (at most 1,600), `MediaIds` (required, 1 to 10
  * media ids of the account; a repeated id counts once, the order sent is kept). A reference to a
- * media the caller does not own gives `Media Ids is invalid.` (API-EXTENSIONS §1). An update
+ * media the caller does not own gives `Media Ids is invalid.` (API.md §1.3). An update
  * changes only the fields sent; a required one may be left out, not sent blank.
  */
 
@@ -41,18 +41,24 @@ async function check(tx: Parameters<typeof media.ownedMediaIds>[0], accountId: n
   return { errors, values: checked.values, has: (f: string) => Object.hasOwn(fields, f) };
 }
 
-/** One page of the account's templates by Id ascending (§9 `index`). */
-export async function templatesPage(store: Store, accountId: number): Promise<{ total: number; fetch: (limit: number, offset: number) => Promise<MmsTemplateRow[]> }> {
-  return { total: await media.countTemplates(store.db, accountId), fetch: (limit, offset) => media.listTemplates(store.db, accountId, limit, offset) };
+/** One page of the account's templates by Id ascending (API.md §10.7 `index`). */
+export async function templatesPage(
+  store: Store,
+  accountId: number,
+): Promise<{ total: number; fetch: (limit: number, offset: number) => Promise<MmsTemplateRow[]> }> {
+  return {
+    total: await media.countTemplates(store.db, accountId),
+    fetch: (limit, offset) => media.listTemplates(store.db, accountId, limit, offset),
+  };
 }
 
-/** One template of the account (§9 `view`). @throws NotFoundError `Object not found: {id}`. */
+/** One template of the account (API.md §10.7 `view`). @throws NotFoundError `Object not found: {id}`. */
 export async function viewTemplate(store: Store, accountId: number, id: string): Promise<MmsTemplateRow> {
   return loadOr404(id, (n) => (n > MAX_ROW_ID ? Promise.resolve(undefined) : media.findTemplate(store.db, accountId, n)));
 }
 
 /**
- * Creates a template (§9 `create`).
+ * Creates a template (API.md §10.7 `create`).
  * @throws ValidationFailedError with the first error of each field, e.g. `Name cannot be blank.`,
  *   `Name should contain at least 3 characters.`, `Media Ids cannot be blank.`, `Media Ids is invalid.`
  */
@@ -60,17 +66,22 @@ export async function createTemplate(store: Store, clock: Clock, accountId: numb
   return inTransaction(store, async (tx) => {
     const { errors, values } = await check(tx, accountId, input, 'create');
     if (errors.length > 0) throw new ValidationFailedError(errors);
-    const id = await media.insertTemplate(tx, accountId, { name: values.Name!, subject: values.Subject ?? '', message: values.Message ?? '' }, clock.nowSeconds());
+    const id = await media.insertTemplate(
+      tx,
+      accountId,
+      { name: values.Name!, subject: values.Subject ?? '', message: values.Message ?? '' },
+      clock.nowSeconds(),
+    );
     await media.setTemplateMedia(tx, accountId, id, values.MediaIds!);
     return (await media.findTemplate(tx, accountId, id))!;
   });
 }
 
 /**
- * Changes the fields sent of a template (§9 `update`). An update whose every value equals the
+ * Changes the fields sent of a template (API.md §10.7 `update`). An update whose every value equals the
  * stored one (MediaIds: the same ids in the same order) saves nothing and leaves DateUpdated as it
  * was (docs/API.md §4.6).
- * @throws NotFoundError `Object not found: {id}` before any 422 (CONVENTIONS §1).
+ * @throws NotFoundError `Object not found: {id}` before any 422 (API.md §1.5).
  * @throws ValidationFailedError as `createTemplate`.
  */
 export async function updateTemplate(store: Store, clock: Clock, accountId: number, id: string, input: Input): Promise<MmsTemplateRow> {
@@ -86,7 +97,8 @@ export async function updateTemplate(store: Store, clock: Clock, accountId: numb
     };
     const fieldsChanged = (Object.keys(change) as (keyof typeof change)[]).some((k) => change[k] !== current[k]);
     const mediaIds = values.MediaIds;
-    const mediaChanged = mediaIds !== undefined && (mediaIds.length !== current.media_ids.length || mediaIds.some((m, i) => m !== current.media_ids[i]));
+    const mediaChanged =
+      mediaIds !== undefined && (mediaIds.length !== current.media_ids.length || mediaIds.some((m, i) => m !== current.media_ids[i]));
     if (!fieldsChanged && !mediaChanged) return current;
     await media.changeTemplate(tx, accountId, n, change, clock.nowSeconds());
     if (mediaChanged) await media.setTemplateMedia(tx, accountId, n, mediaIds);
@@ -94,7 +106,7 @@ export async function updateTemplate(store: Store, clock: Clock, accountId: numb
   });
 }
 
-/** Deletes a template (§9 `delete`). @throws NotFoundError `Object not found: {id}`. */
+/** Deletes a template (API.md §10.7 `delete`). @throws NotFoundError `Object not found: {id}`. */
 export async function deleteTemplateById(store: Store, accountId: number, id: string): Promise<void> {
   await inTransaction(store, async (tx) => {
     const n = toId(id);
@@ -103,7 +115,7 @@ export async function deleteTemplateById(store: Store, accountId: number, id: st
 }
 
 /**
- * True when `MmsTemplateId` names a template of the account (API-EXTENSIONS §6, §9: an MMS send or
+ * True when `MmsTemplateId` names a template of the account (API.md §10.6, §10.7: an MMS send or
  * schedule names its template; anything else is `Mms Template Id is invalid.`).
  */
 export async function ownsTemplate(db: Parameters<typeof media.templateExists>[0], accountId: number, id: number): Promise<boolean> {

@@ -13,7 +13,7 @@ import metadata from 'libphonenumber-js/min/metadata';
  * kept only when the countries of the code agree on every length check it could have involved;
  * anything else (national formats, lengths the countries disagree on, prefix rules other than a
  * plain digit string) is parsed with the package's own metadata, as before. Either way the result
- * is exactly the package's (test/perf-phone.test.ts).
+ * is exactly the package's (test/domain/perf-phone.test.ts).
  */
 const mainCountryOnly: MetadataJson = { ...metadata, country_calling_codes: { ...metadata.country_calling_codes } };
 /** Per shared calling code: the main plan's national prefix length, and the disputed lengths. */
@@ -27,7 +27,7 @@ const sharedCodes = new Map<string, { prefixLength: number | undefined; disputed
   for (const [code, countries] of Object.entries(metadata.country_calling_codes)) {
     if (countries.length < 2) continue;
     const plans = countries.map((country) => {
-      m.selectNumberingPlan(country as CountryCode);
+      m.selectNumberingPlan(country);
       const plan = m.numberingPlan as unknown as {
         possibleLengths(): number[];
         nationalPrefixForParsing(): string | undefined;

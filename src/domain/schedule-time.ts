@@ -1,5 +1,5 @@
 /**
- * The `DateTime` of a scheduled message as clients write it (API-EXTENSIONS §6 `schedule`):
+ * The `DateTime` of a scheduled message as clients write it (API.md §10.6 `schedule`):
  * - `YYYY:MM:DD HH:MM:SS` (as the record shows it) or `YYYY-MM-DD HH:MM:SS`, both wall-clock time
  *   in the service's time zone (MSGSVC_TIMEZONE, an IANA zone);
  * - ISO 8601 with an offset: `YYYY-MM-DDTHH:MM:SS`, optionally with a decimal fraction of a

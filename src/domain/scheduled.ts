@@ -14,33 +14,33 @@ import { ownsTemplate } from './mms-templates.ts';
 import { defineRules, fieldLabel, isBlank, isEmpty, messages, validate, type Input } from './validation.ts';
 
 /**
- * Scheduled single messages (API-EXTENSIONS §6, from `schedule` to the end of §6): `sms/schedule`,
+ * Scheduled single messages (API.md §10.6, from `schedule` to the end of API.md §10.6): `sms/schedule`,
  * `sms/view-scheduled`, `sms/update-scheduled`, `sms/cancel-scheduled`. The list
- * (`sms/single-schedule-messages`) keeps its spec behaviour. The status life (Pending → Approved
+ * (`sms/single-schedule-messages`) keeps its published behaviour. The status life (Pending → Approved
  * and Scheduled or Action Required, the send at DateTime) is the scheduler's, in the dispatcher
  * process: src/dispatch/scheduler.ts; its SQL is src/store/repositories/scheduled.ts (migration 005).
  *
  * Choices the extension leaves open, written down here:
- * - Required on `schedule`: `MobilePhone` and `DateTime` only, as §6 marks them. `Message` is
+ * - Required on `schedule`: `MobilePhone` and `DateTime` only, as API.md §10.6 marks them. `Message` is
  *   optional (at most 1,600 characters, as send's); an empty SMS costs one segment.
- * - Errors are listed in §6's field order: MobilePhone, Message, DateTime, Type_Id, MmsTemplateId,
- *   Subject, Number (the first error of each field, CONVENTIONS §3).
+ * - Errors are listed in API.md §10.6's field order: MobilePhone, Message, DateTime, Type_Id, MmsTemplateId,
+ *   Subject, Number (the first error of each field, API.md §4.4).
  * - `DateTime`: its three forms and the time zone are src/domain/schedule-time.ts. A value that is
  *   not a string (a number, an array) has no format: `The format of Date Time is invalid.` "In the
  *   future" is strictly after the clock's now; "at most 366 days ahead" is ≤ now + 366 × 24 h,
  *   both to the millisecond; the stored time is the whole second (rounded down).
  * - `Type_Id`, `MmsTemplateId` as send does (src/domain/messages.ts): `Type_Id` 2 needs a template
- *   of the account (API-EXTENSIONS §9): none gives `Mms Template Id cannot be blank.`, one the
+ *   of the account (API.md §10.7): none gives `Mms Template Id cannot be blank.`, one the
  *   account does not own `Mms Template Id is invalid.`; it is stored and shown in the record, and
  *   the message costs the MMS price. For an SMS `MmsTemplateId` is ignored and stored as none (the
  *   record shows `""`).
  * - `Number` is read as send reads it; blank means the default (the first Active number). It is
  *   resolved when scheduled (or updated) and stored; the check and the send use the stored one.
  * - An opted-out recipient is not a 422: the message is accepted (Pending) and the check makes it
- *   Action Required, as §6's check lists the opt-out.
+ *   Action Required, as API.md §11.7's check lists the opt-out.
  * - `update-scheduled`: only the fields sent are checked and change (a required one sent blank
  *   gives `cannot be blank.`). The body is checked first, then the record is looked up (404), then
- *   the rules that need the database (CONVENTIONS §1). Every successful update, even one that
+ *   the rules that need the database (API.md §1.5). Every successful update, even one that
  *   changes nothing, is a change: what the message had reserved is released and it is 1 Pending,
  *   checked again within a second. Changing `Type_Id` to 2 needs a template (sent, or the one
  *   stored); changing it to 1 drops the template. A stored `Number` (not sent) is not checked
@@ -59,7 +59,7 @@ import { defineRules, fieldLabel, isBlank, isEmpty, messages, validate, type Inp
  *   its Id, `Credits` its reservation: no second debit, refunded if it ends Failed or Rejected)
  *   and leaves the scheduled list. A recipient who opted out or a number no longer Active after
  *   the approval does not stop that: the dispatcher then ends the message Rejected with a refund
- *   (§7 "queued or scheduled: Rejected with a refund").
+ *   (API.md §11.6 "queued or scheduled: Rejected with a refund").
  */
 
 /** What the scheduled message rules need: the messaging deps and the service's time zone. */
@@ -68,7 +68,7 @@ export interface ScheduleDeps extends MessagingDeps {
   timeZone: string;
 }
 
-/** §6 `schedule` field order: errors are listed in this order. */
+/** API.md §10.6 `schedule` field order: errors are listed in this order. */
 export const SCHEDULE_FIELDS = ['MobilePhone', 'Message', 'DateTime', 'Type_Id', 'MmsTemplateId', 'Subject', 'Number'] as const;
 const FIELD_RANK = new Map<string, number>(SCHEDULE_FIELDS.map((f, i) => [f, i]));
 
@@ -87,13 +87,13 @@ const RULES = defineRules([
   { field: 'Number', rule: 'integer' },
 ]);
 
-/** Days ahead a DateTime may be (API-EXTENSIONS §6: at most 366 days). */
+/** Days ahead a DateTime may be (API.md §10.6: at most 366 days). */
 export const MAX_DAYS_AHEAD = 366;
 
 const blank = (field: string): FieldError => ({ field, message: `${fieldLabel(field)} cannot be blank.` });
 
 /**
- * The `DateTime` rule (API-EXTENSIONS §6): one of the three forms (else `The format of Date Time
+ * The `DateTime` rule (API.md §10.6): one of the three forms (else `The format of Date Time
  * is invalid.`), strictly after `nowMs` and at most 366 days after it (else `Date Time is
  * invalid.`). A blank value is the caller's `cannot be blank.`
  * @returns the time in whole epoch seconds, or the error.
@@ -101,7 +101,8 @@ const blank = (field: string): FieldError => ({ field, message: `${fieldLabel(fi
 export function readDateTime(value: unknown, timeZone: string, nowMs: number): { seconds: number } | { error: FieldError } {
   const ms = parseScheduleDateTime(value, timeZone);
   if (ms === null) return { error: { field: 'DateTime', message: `The format of ${fieldLabel('DateTime')} is invalid.` } };
-  if (!(ms > nowMs) || ms > nowMs + MAX_DAYS_AHEAD * 86_400_000) return { error: { field: 'DateTime', message: messages.invalid('DateTime') } };
+  if (!(ms > nowMs) || ms > nowMs + MAX_DAYS_AHEAD * 86_400_000)
+    return { error: { field: 'DateTime', message: messages.invalid('DateTime') } };
   return { seconds: Math.floor(ms / 1000) };
 }
 
@@ -161,7 +162,7 @@ function readChange(input: Input, deps: ScheduleDeps, mode: 'create' | 'update')
 /**
  * The `MmsTemplateId` rule for the resulting type (as send, src/domain/messages.ts): an MMS needs
  * one (`Mms Template Id cannot be blank.`), an integer (`… must be an integer.`) of a template of
- * the account (API-EXTENSIONS §9; another account's, or none, gives `Mms Template Id is invalid.`).
+ * the account (API.md §10.7; another account's, or none, gives `Mms Template Id is invalid.`).
  * An SMS has none.
  * @param db the store's handle, or the open transaction's.
  * @param stored the template stored on the row being updated (kept when none is sent).
@@ -183,7 +184,12 @@ async function templateErrors(db: Db, accountId: number, change: Change, typeId:
  * @param store the store, or the open transaction as a store (SQLite: queries of a transaction
  *   must run on its handle).
  */
-async function numberOf(store: Store, accountId: number, change: Change, stored: string): Promise<{ number: string } | { error: FieldError }> {
+async function numberOf(
+  store: Store,
+  accountId: number,
+  change: Change,
+  stored: string,
+): Promise<{ number: string } | { error: FieldError }> {
   let number: string | undefined;
   if (change.number === undefined && stored !== '') number = stored;
   else number = await resolveNumber(store, accountId, typeof change.number === 'number' ? change.number : undefined);
@@ -191,7 +197,7 @@ async function numberOf(store: Store, accountId: number, change: Change, stored:
 }
 
 /**
- * `sms/schedule` (API-EXTENSIONS §6): adds a scheduled single message, 1 Pending with nothing
+ * `sms/schedule` (API.md §11.7): adds a scheduled single message, 1 Pending with nothing
  * reserved; the scheduler checks it within a second (src/dispatch/scheduler.ts).
  * Body: `MobilePhone` (required, a phone number in any common format, stored as E.164 digits),
  * `Message` (at most 1,600 characters), `DateTime` (required; `YYYY:MM:DD HH:MM:SS` or
@@ -199,7 +205,7 @@ async function numberOf(store: Store, accountId: number, change: Change, stored:
  * 366 days ahead), `Type_Id` (1 SMS by default, 2 MMS with `MmsTemplateId`), `Subject` (at most 255
  * characters), `Number` (an Active number of the account; default its first Active number).
  * @returns the new row (record fields and state).
- * @throws ValidationFailedError (422), the first error of each field in §6 order: `Mobile Phone
+ * @throws ValidationFailedError (422), the first error of each field in API.md §10.6 order: `Mobile Phone
  *   cannot be blank.`, `Mobile Phone is invalid.`, `Message should contain at most 1,600
  *   characters.`, `Date Time cannot be blank.`, `The format of Date Time is invalid.`, `Date Time
  *   is invalid.`, `Type Id is invalid.`, `Mms Template Id cannot be blank.` / `… is invalid.`,
@@ -247,7 +253,7 @@ export function listScheduledMessagesJson(store: Store, accountId: number, limit
 }
 
 /**
- * `sms/view-scheduled?id=` (API-EXTENSIONS §6): one scheduled message of the account.
+ * `sms/view-scheduled?id=` (API.md §10.6): one scheduled message of the account.
  * @throws NotFoundError `Object not found: {id}` (another account's, or one already sent or cancelled).
  */
 export async function viewScheduled(store: Store, accountId: number, id: string): Promise<ScheduledStateRow> {
@@ -255,12 +261,12 @@ export async function viewScheduled(store: Store, accountId: number, id: string)
 }
 
 /**
- * `sms/update-scheduled?id=` (API-EXTENSIONS §6): the fields of `schedule`, only those sent
+ * `sms/update-scheduled?id=` (API.md §10.6): the fields of `schedule`, only those sent
  * change (a required one may be left out, not sent blank). In one transaction: what the message
  * had reserved is released (refunded), and it becomes 1 Pending, checked again within a second.
  * @param id canonical integer text of the `id` query parameter.
  * @throws NotFoundError `Object not found: {id}`, after the body's own rules passed or failed and
- *   before the rules that need the database (CONVENTIONS §1).
+ *   before the rules that need the database (API.md §1.5).
  * @throws ValidationFailedError (422) as `scheduleMessage`.
  */
 export async function updateScheduled(deps: ScheduleDeps, accountId: number, id: string, input: Input): Promise<ScheduledStateRow> {
@@ -301,7 +307,7 @@ export async function updateScheduled(deps: ScheduleDeps, accountId: number, id:
 }
 
 /**
- * `sms/cancel-scheduled?id=` (API-EXTENSIONS §6): deletes the scheduled message and releases
+ * `sms/cancel-scheduled?id=` (API.md §10.6): deletes the scheduled message and releases
  * (refunds) its reserved credits, in one transaction. The route answers 204.
  * @throws NotFoundError `Object not found: {id}` (another account's, or already sent or cancelled).
  */
@@ -310,7 +316,7 @@ export async function cancelScheduled(deps: Pick<ScheduleDeps, 'store' | 'clock'
     deps.store,
     async (tx) => {
       await scheduled.lockCredits(tx, accountId);
-      const n = await loadOr404(id, async (n) => n);
+      const n = await loadOr404(id, (n) => Promise.resolve(n));
       const reserved = await scheduled.deleteScheduled(tx, accountId, n);
       if (reserved === undefined) throw new NotFoundError(id);
       await refundCredits(tx, accountId, reserved, deps.clock.nowSeconds());

@@ -2,7 +2,7 @@ import { SegmentedMessage } from 'sms-segments-calculator';
 import { MESSAGE_TYPE_MMS } from '../records/statuses.ts';
 
 /**
- * The cost of a message (API-EXTENSIONS §6 "Cost"). Segment counting is the
+ * The cost of a message (API.md §11.1). Segment counting is the
  * `sms-segments-calculator` library's (Twilio's open-source segment calculator): GSM-7 when every
  * character is in the GSM 03.38 basic or extension table, the extension characters
  * (`^ { } \ [ ~ ] | €` and form feed) counting two septets; otherwise UCS-2, counted in UTF-16
@@ -49,7 +49,7 @@ export function smsSegments(text: string): { encoding: SmsEncoding; segments: nu
 }
 
 /**
- * The cost of one message (API-EXTENSIONS §6 "Cost"): an SMS costs one segment price per
+ * The cost of one message (API.md §11.1): an SMS costs one segment price per
  * segment, an MMS the MMS price (whatever its text).
  * @param typeId 1 SMS, 2 MMS.
  */

@@ -2,13 +2,16 @@ import { hash } from 'node:crypto';
 import { externalWrites, type Store } from '../store/db.ts';
 import * as accounts from '../store/repositories/accounts.ts';
 
-/** SHA-256 of an access token, lowercase hex: the only form a token is stored in (CONVENTIONS §9). */
+/** SHA-256 of an access token, lowercase hex: the only form a token is stored in (API.md §1.2). */
 export function hashToken(token: string): string {
   return hash('sha256', token, 'hex');
 }
 
 /** The live (not revoked) token whose hash is `tokenHash`, with its account, if any. */
-export function findLiveToken(store: Store, tokenHash: string): Promise<{ id: number; account_id: number; token_hash: string } | undefined> {
+export function findLiveToken(
+  store: Store,
+  tokenHash: string,
+): Promise<{ id: number; account_id: number; token_hash: string } | undefined> {
   return accounts.findLiveToken(store.db, tokenHash);
 }
 

@@ -3,13 +3,13 @@ import type { FieldError } from './errors.ts';
 import { normalisePhone, type NormalisedPhone } from './phone.ts';
 
 /**
- * Field validation with the semantics and wording of CONVENTIONS §3 and API-EXTENSIONS §1 (Yii2's
+ * Field validation with the semantics and wording of API.md §4.4 (Yii2's
  * validators): rules run in order, each field reports only its first error, optional rules skip
  * empty values, lengths count Unicode characters, integers may arrive as quoted digit strings.
  *
  * `validate` needs no database: services run it before opening their transaction, then add the
  * errors of the rules that do (Yii2 `exist` and `unique`) after the record lookup, so a missing
- * record is still a 404 before any 422 (CONVENTIONS §1). It returns the typed values of the fields
+ * record is still a 404 before any 422 (API.md §1.5). It returns the typed values of the fields
  * that passed, so services never cast request bodies.
  */
 
@@ -18,7 +18,7 @@ export type Rule =
   | { readonly field: string; readonly rule: 'string'; readonly min?: number; readonly max?: number }
   /** An integer, optionally bounded: `must be no less than {min}.` / `must be no greater than {max}.` */
   | { readonly field: string; readonly rule: 'integer'; readonly min?: number; readonly max?: number }
-  /** An integer from a fixed set (`OptedOut` 0 or 1): `{label} is invalid.` outside it (API-EXTENSIONS §1). */
+  /** An integer from a fixed set (`OptedOut` 0 or 1): `{label} is invalid.` outside it (API.md §4.4). */
   | { readonly field: string; readonly rule: 'in'; readonly values: readonly number[] }
   /** Yii2 EmailValidator: `{label} is not a valid email address.` */
   | { readonly field: string; readonly rule: 'email' }
@@ -93,7 +93,7 @@ export function isEmpty(value: unknown): boolean {
 const PHP_TRIM_ONLY = /^[ \t\n\r\0\x0B]*$/;
 
 /**
- * Blank for `required` (CONVENTIONS §3, §11): null, "", [] or a string made only of PHP's trim
+ * Blank for `required` (API.md §4.4): null, "", [] or a string made only of PHP's trim
  * characters (space, `\t`, `\n`, `\r`, `\0`, `\x0B`). A no-break space, `\f` or U+3000 is not blank.
  */
 export function isBlank(value: unknown): boolean {
@@ -120,7 +120,7 @@ const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
 /**
- * JSON numbers whose source text says more than the parsed JS number (CONVENTIONS §11): the body
+ * JSON numbers whose source text says more than the parsed JS number (API.md §4.5): the body
  * parser records, per container (object or array) and key, the exact canonical text of an integer
  * literal beyond 2^53 that still fits 64 bits, or of a float PHP prints as an integer, or null for a
  * number that is no integer although JS reads one (written with an exponent such as `1e+20`, an
@@ -131,7 +131,7 @@ const jsonNumbers = new WeakMap<object, Map<string, string | null>>();
 
 /**
  * Records what a JSON number really was (see `jsonNumbers`), for `canonicalInteger`. Used by the
- * JSON body parser (src/http/plugins/body.ts); CONVENTIONS §11.
+ * JSON body parser (src/http/plugins/body.ts); API.md §8.2.
  */
 export function recordJsonNumber(container: object, key: string, canonical: string | null | undefined): void {
   let m = jsonNumbers.get(container);
@@ -139,12 +139,12 @@ export function recordJsonNumber(container: object, key: string, canonical: stri
     m?.delete(key);
     return;
   }
-  if (m === undefined) jsonNumbers.set(container, (m = new Map()));
+  if (m === undefined) jsonNumbers.set(container, (m = new Map<string, string | null>()));
   m.set(key, canonical);
 }
 
 /**
- * Reads an integer the way Yii2's IntegerValidator accepts it (CONVENTIONS §3, §11): a JSON integer,
+ * Reads an integer the way Yii2's IntegerValidator accepts it (API.md §4.4, §4.5): a JSON integer,
  * or a string matching `/^[+-]?\d+$/` (where `$` also matches before one final `\n`: `"1\n"` passes,
  * `" 1"` does not), within 64 bits. A JSON number written with an exponent (`1e+20`, `1e2`), or
  * beyond 64 bits, is not an integer; so is a JS number that is not a safe integer when nothing is
@@ -172,13 +172,13 @@ export function toId(canonical: string): number | null {
   return n >= 1 && Number.isSafeInteger(n) ? n : null;
 }
 
-/** An integer value as a number (CONVENTIONS §3), or null when it is not an integer. */
+/** An integer value as a number (API.md §4.4), or null when it is not an integer. */
 function integerValue(value: unknown, container?: object, key?: string): number | null {
   const text = canonicalInteger(value, container, key);
   return text === null ? null : Number(text);
 }
 
-/** A count in a message, with a comma between thousands as Yii2 writes it (`1,600`; CONVENTIONS §11). */
+/** A count in a message, with a comma between thousands as Yii2 writes it (`1,600`; API.md §4.4). */
 export function formatCount(n: number): string {
   return n.toLocaleString('en-US');
 }
@@ -189,7 +189,7 @@ function plural(n: number, word: string): string {
 
 // Yii2 EmailValidator's default pattern (no IDN, no display name).
 const EMAIL =
-  /^[a-zA-Z0-9!#$%&'*+\/=?^_`{|}~-]+(?:\.[a-zA-Z0-9!#$%&'*+\/=?^_`{|}~-]+)*@(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?\.)+[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?$/;
+  /^[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?\.)+[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?$/;
 
 /** True for a real calendar date written `YYYY-MM-DD` (no 2026-02-30). */
 export function isCalendarDate(value: string): boolean {

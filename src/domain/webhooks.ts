@@ -12,13 +12,13 @@ import type { Clock } from '../lib/time.ts';
 import { characterLength, defineRules, isEmpty, messages, validate, type Input } from './validation.ts';
 
 /**
- * Webhooks (API-EXTENSIONS §10): the account's endpoints, and THE OUTBOX. `emitEvent` writes an
+ * Webhooks (API.md §12): the account's endpoints, and THE OUTBOX. `emitEvent` writes an
  * event, one delivery per active webhook of the account that takes it, in the transaction of the
  * change that causes it (the caller's `tx`): the change and its event commit together or not at
  * all, so a crash loses no event. The delivery loop (src/webhooks/deliverer.ts) sends them.
  */
 
-/** The message event of a log status (§10 table), if that status has one. */
+/** The message event of a log status (API.md §12.1 table), if that status has one. */
 export const MESSAGE_EVENT_OF_STATUS: Readonly<Partial<Record<number, EventType>>> = {
   [LOG_STATUS.SENT]: 'message.sent',
   [LOG_STATUS.DELIVERED]: 'message.delivered',
@@ -51,14 +51,22 @@ export async function emitEvent(
   // The versioned outbox payload (src/records/webhooks.ts), rendered when the delivery is sent.
   const payload = storedEvent(type, at, row);
   for (const h of hooks) {
-    await repo.insertDelivery(tx, { accountId, webhookId: h.id, event: type, msgId: `msg_${randomUUID().replace(/-/g, '')}`, payload, now: at, dueAt: at * 1000 });
+    await repo.insertDelivery(tx, {
+      accountId,
+      webhookId: h.id,
+      event: type,
+      msgId: `msg_${randomUUID().replace(/-/g, '')}`,
+      payload,
+      now: at,
+      dueAt: at * 1000,
+    });
   }
   return hooks.length;
 }
 
 /**
  * The message events of messages whose status just changed in `tx` (the dispatcher's outcomes
- * and receipts): each message's event is that of its status now (§10 table). Accounts with no
+ * and receipts): each message's event is that of its status now (API.md §12.1 table). Accounts with no
  * active webhook cost one query for the whole list.
  */
 export async function emitMessageEvents(tx: Db, changed: readonly { id: number; account_id: number }[], at: number): Promise<void> {
@@ -88,18 +96,22 @@ export interface WebhookDeps {
   allowPrivate: boolean;
 }
 
-/** The body read and checked: the values of the fields sent, or errors (CONVENTIONS §3 order). */
-async function readBody(input: Input, deps: WebhookDeps, mode: 'create' | 'update'): Promise<{ errors: FieldError[]; url?: string; events?: string[]; active?: number }> {
+/** The body read and checked: the values of the fields sent, or errors (API.md §4.4 order). */
+async function readBody(
+  input: Input,
+  deps: WebhookDeps,
+  mode: 'create' | 'update',
+): Promise<{ errors: FieldError[]; url?: string; events?: string[]; active?: number }> {
   const sent = (f: string) => Object.hasOwn(input, f);
   const picked: Record<string, unknown> = {};
   for (const f of FIELDS) if (sent(f)) picked[f] = input[f];
-  // On update a field may be left out, but not sent blank (API-EXTENSIONS §1).
+  // On update a field may be left out, but not sent blank (API.md §4.6).
   const rules = mode === 'create' ? RULES : RULES.filter((r) => r.rule !== 'required' || sent(r.field));
   const checked = validate(picked, rules);
   const errors = [...checked.errors];
   const out: { errors: FieldError[]; url?: string; events?: string[]; active?: number } = { errors };
   if (!checked.failed('Url') && sent('Url') && !isEmpty(input.Url)) {
-    // §10: an absolute http or https URL of at most 2,048 characters, else `Url is not a valid URL.`
+    // API.md §12: an absolute http or https URL of at most 2,048 characters, else `Url is not a valid URL.`
     const url = typeof input.Url === 'string' && characterLength(input.Url) <= 2048 ? input.Url : '';
     let parsed: URL | undefined;
     try {
@@ -125,13 +137,13 @@ async function readBody(input: Input, deps: WebhookDeps, mode: 'create' | 'updat
   return out;
 }
 
-/** A new signing secret: `whsec_` and the base64 of 32 random bytes (§10). */
+/** A new signing secret: `whsec_` and the base64 of 32 random bytes (API.md §12.3). */
 export function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
 /**
- * webhooks/create (§10): `Url` (required; http/https, ≤ 2,048 characters: `Url is not a valid
+ * webhooks/create (API.md §10.8): `Url` (required; http/https, ≤ 2,048 characters: `Url is not a valid
  * URL.`; a private/loopback/link-local/unspecified host: `Url is invalid.`), `Events` (required,
  * event names: `Events cannot be blank.` / `Events is invalid.`), `Active` (0 or 1, default 1).
  * @returns the webhook row, its new secret included (shown once, in this reply).
@@ -139,11 +151,16 @@ export function newSecret(): string {
 export async function createWebhook(deps: WebhookDeps, accountId: number, input: Input): Promise<WebhookRow> {
   const body = await readBody(input, deps, 'create');
   if (body.errors.length > 0) throw new ValidationFailedError(body.errors);
-  return repo.insertWebhook(deps.store.db, accountId, { url: body.url!, events: JSON.stringify(body.events), active: body.active ?? 1, secret: newSecret() }, deps.clock.nowSeconds());
+  return repo.insertWebhook(
+    deps.store.db,
+    accountId,
+    { url: body.url!, events: JSON.stringify(body.events), active: body.active ?? 1, secret: newSecret() },
+    deps.clock.nowSeconds(),
+  );
 }
 
 /**
- * webhooks/update?id= (§10): only the fields sent change. An update whose every value equals the
+ * webhooks/update?id= (API.md §10.8): only the fields sent change. An update whose every value equals the
  * stored one (Events: the same names in the same order) saves nothing and leaves DateUpdated as it
  * was (docs/API.md §4.6). @throws NotFoundError, ValidationFailedError.
  */
@@ -152,7 +169,11 @@ export async function updateWebhook(deps: WebhookDeps, accountId: number, id: st
   return inTransaction(deps.store, async (tx) => {
     const row = await loadOr404(id, (n) => repo.findWebhook(tx, accountId, n));
     if (body.errors.length > 0) throw new ValidationFailedError(body.errors);
-    const next = { url: body.url ?? row.url, events: body.events ? JSON.stringify(body.events) : row.events, active: body.active ?? row.active };
+    const next = {
+      url: body.url ?? row.url,
+      events: body.events ? JSON.stringify(body.events) : row.events,
+      active: body.active ?? row.active,
+    };
     if (next.url === row.url && next.events === row.events && next.active === row.active) return row;
     return (await repo.updateWebhook(tx, accountId, row.id, next, deps.clock.nowSeconds()))!;
   });
@@ -162,7 +183,7 @@ export async function viewWebhook(store: Store, accountId: number, id: string): 
   return loadOr404(id, (n) => repo.findWebhook(store.db, accountId, n));
 }
 
-/** webhooks/delete?id= (§10): the webhook and its deliveries go. */
+/** webhooks/delete?id= (API.md §10.8): the webhook and its deliveries go. */
 export async function deleteWebhook(store: Store, accountId: number, id: string): Promise<void> {
   await inTransaction(store, async (tx) => {
     const n = await findOr404(id, (n) => repo.findWebhook(tx, accountId, n));
@@ -175,14 +196,14 @@ export async function webhooksPage(store: Store, accountId: number) {
   return { total, fetch: (limit: number, offset: number) => repo.listWebhooks(store.db, accountId, limit, offset) };
 }
 
-/** webhooks/deliveries?id= (§10): the webhook's deliveries, newest first. @throws NotFoundError. */
+/** webhooks/deliveries?id= (API.md §12): the webhook's deliveries, newest first. @throws NotFoundError. */
 export async function deliveriesPage(store: Store, accountId: number, id: string) {
   const webhook = await loadOr404(id, (n) => repo.findWebhook(store.db, accountId, n));
   const total = await repo.countDeliveries(store.db, accountId, webhook.id);
   return { total, fetch: (limit: number, offset: number) => repo.listDeliveries(store.db, accountId, webhook.id, limit, offset) };
 }
 
-/** webhooks/redeliver?id= (§10; the id of a delivery): queues it once more, due now. @throws NotFoundError. */
+/** webhooks/redeliver?id= (API.md §12.4; the id of a delivery): queues it once more, due now. @throws NotFoundError. */
 export async function redeliver(deps: Pick<WebhookDeps, 'store' | 'clock'>, accountId: number, id: string): Promise<DeliveryRow> {
   return inTransaction(deps.store, async (tx) => {
     const row = await loadOr404(id, (n) => repo.findDelivery(tx, accountId, n));

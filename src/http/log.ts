@@ -1,4 +1,3 @@
-
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { fstatSync, writeSync } from 'node:fs';
 import pino, { type DestinationStream } from 'pino';
@@ -15,27 +14,32 @@ function decodeKey(rawKey: string): string {
 }
 
 /**
- * The URL with every `access_token` value replaced by `***` (CONVENTIONS §9), whatever the key's
+ * The URL with every `access_token` value replaced by `***` (API.md §1.2), whatever the key's
  * spelling: `access_token`, `access%5Ftoken`, `access_token[]`, `access.token`, `access[token`, and
  * in any case (`ACCESS_TOKEN`).
  */
 export function maskUrl(url: string): string {
   const q = url.indexOf('?');
   if (q === -1) return url;
-  const pairs = url.slice(q + 1).split('&').map((pair) => {
-    const eq = pair.indexOf('=');
-    // Fast path: a key of plain characters is read exactly as written.
-    const rawKey = eq === -1 ? pair : pair.slice(0, eq);
-    // Case-insensitive: `ACCESS_TOKEN=…` is not the token parameter (keys are case-sensitive, so
-    // it gets a 401) but its value is still the client's secret.
-    if (PLAIN_KEY.test(rawKey)) return rawKey.toLowerCase() === 'access_token' ? `${rawKey}=${MASK}` : pair;
-    const key = decodeKey(eq === -1 ? pair : pair.slice(0, eq)).replace(/^ +/, '');
-    const base = key.split('[')[0]!.replace(/[. ]/g, '_');
-    // As src/http/query.ts reads it: without a closing `]`, `[` is part of the name (`access[token`).
-    const bracket = key.indexOf('[');
-    const read = (bracket > 0 && key.indexOf(']', bracket) > bracket ? key.slice(0, bracket) : key).replace(/[. []/g, '_');
-    return base.toLowerCase() === 'access_token' || read.toLowerCase() === 'access_token' ? `${eq === -1 ? pair : pair.slice(0, eq)}=${MASK}` : pair;
-  });
+  const pairs = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      // Fast path: a key of plain characters is read exactly as written.
+      const rawKey = eq === -1 ? pair : pair.slice(0, eq);
+      // Case-insensitive: `ACCESS_TOKEN=…` is not the token parameter (keys are case-sensitive, so
+      // it gets a 401) but its value is still the client's secret.
+      if (PLAIN_KEY.test(rawKey)) return rawKey.toLowerCase() === 'access_token' ? `${rawKey}=${MASK}` : pair;
+      const key = decodeKey(eq === -1 ? pair : pair.slice(0, eq)).replace(/^ +/, '');
+      const base = key.split('[')[0]!.replace(/[. ]/g, '_');
+      // As src/http/query.ts reads it: without a closing `]`, `[` is part of the name (`access[token`).
+      const bracket = key.indexOf('[');
+      const read = (bracket > 0 && key.indexOf(']', bracket) > bracket ? key.slice(0, bracket) : key).replace(/[. []/g, '_');
+      return base.toLowerCase() === 'access_token' || read.toLowerCase() === 'access_token'
+        ? `${eq === -1 ? pair : pair.slice(0, eq)}=${MASK}`
+        : pair;
+    });
   return `${url.slice(0, q)}?${pairs.join('&')}`;
 }
 
@@ -170,7 +174,7 @@ export function createLogger(level: string, destination?: DestinationStream): Fa
 }
 
 /** onResponse step: the one log line of a request. */
-export async function logRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export function logRequest(request: FastifyRequest, reply: FastifyReply): void {
   request.log.info(
     {
       reqId: request.id,

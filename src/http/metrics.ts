@@ -13,7 +13,7 @@ export type { DispatcherStats };
  * Metrics and request ids (issue 14).
  *
  * `GET /metrics` (Prometheus text format) is served only when MSGSVC_METRICS_TOKEN is set, and only
- * to a request carrying `Authorization: Bearer <that token>` (README, "Metrics"). Every series lives
+ * to a request carrying `Authorization: Bearer <that token>` (docs/guides/metrics.md). Every series lives
  * in a registry of its own per app, so several apps in one process (the tests) never clash.
  *
  * The request path pays for one thing only: `observe` in the onResponse step, a Map lookup of the
@@ -23,7 +23,7 @@ export type { DispatcherStats };
  */
 
 /**
- * Webhook deliveries (API-EXTENSIONS §10), as the delivery loop counts them since it started.
+ * Webhook deliveries (API.md §12), as the delivery loop counts them since it started.
  * The hook for the webhooks worker: pass `webhookStats` to buildApp and these become
  * `msgsvc_webhook_deliveries_total{result}` and `msgsvc_webhook_deliveries{status="Pending"}`.
  */
@@ -92,13 +92,14 @@ function requestCollectors(registry: Registry, series: Map<string, RequestSeries
     help: counterHelp,
     type: 'counter',
     aggregator: 'sum',
-    get: async () => ({
-      name: counterName,
-      help: counterHelp,
-      type: 'counter',
-      aggregator: 'sum',
-      values: [...series.values()].map((s) => ({ labels: s.labels, value: s.count })),
-    }),
+    get: () =>
+      Promise.resolve({
+        name: counterName,
+        help: counterHelp,
+        type: 'counter',
+        aggregator: 'sum',
+        values: [...series.values()].map((s) => ({ labels: s.labels, value: s.count })),
+      }),
   } as never);
   const histName = 'msgsvc_http_request_duration_seconds';
   const histHelp = 'Time from the request to the response, by method, route template and status.';
@@ -107,7 +108,7 @@ function requestCollectors(registry: Registry, series: Map<string, RequestSeries
     help: histHelp,
     type: 'histogram',
     aggregator: 'sum',
-    get: async () => {
+    get: () => {
       const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
       for (const s of series.values()) {
         let acc = 0;
@@ -119,7 +120,7 @@ function requestCollectors(registry: Registry, series: Map<string, RequestSeries
         values.push({ labels: s.labels, value: s.sum, metricName: `${histName}_sum` });
         values.push({ labels: s.labels, value: s.count, metricName: `${histName}_count` });
       }
-      return { name: histName, help: histHelp, type: 'histogram', aggregator: 'sum', values };
+      return Promise.resolve({ name: histName, help: histHelp, type: 'histogram', aggregator: 'sum', values });
     },
   } as never);
 }

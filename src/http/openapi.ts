@@ -10,17 +10,18 @@ import { MEDIA_MIME_TYPES } from '../domain/media.ts';
  *
  * It is built here rather than by @fastify/swagger's dynamic mode: the query and body schemas are
  * documentation only and never reach Fastify's routes (validation and its exact Yii2 messages
- * belong to the domain), and the error responses, media types and headers come from CONVENTIONS,
+ * belong to the domain), and the error responses, media types and headers come from API.md,
  * not from anything Fastify knows. So the descriptors are the one source, read directly.
  *
- * Components: every TypeBox object schema exported by a module of RECORD_MODULES
- * (src/records/index.ts, in its order) is a component, named after the spec's record (`Number`,
+ * Components: every TypeBox object schema exported by a record module (RECORD_MODULES: every
+ * module of src/records but the shared ones, in file-name order, so the document is byte-stable
+ * and a new resource's records need no registration) is a component, named after API.md's record (`Number`,
  * `Group`, `CustomField`, `CustomFieldValue`, `CreditBalance`, `ScheduledSingleMessage`,
  * `KeywordReservation`, `Contact`), or after its export less `RecordSchema` / `Schema` (`Message`,
  * `Batch`, `ImportReport`, …), or its `title` when it has one. A schema used by an operation that
  * no record module exports is written inline.
  *
- * What the server does beyond the descriptors, and the document says (test/openapi-conformance.test.ts
+ * What the server does beyond the descriptors, and the document says (test/http/openapi-conformance.test.ts
  * replays requests of every operation and validates them and their responses against it):
  * - records in responses have no `required` (`fields=` answers any subset; see responseRecord) and
  *   no other properties; their arrays carry the XML layout (`<GroupIds><item>4</item></GroupIds>`);
@@ -32,7 +33,7 @@ import { MEDIA_MIME_TYPES } from '../domain/media.ts';
 
 type Json = Record<string, unknown>;
 
-/** Export name → the spec's record name, where the two differ. */
+/** Export name → API.md's record name, where the two differ. */
 const SPEC_NAMES: Readonly<Record<string, string>> = {
   ScheduledMessageRecordSchema: 'ScheduledSingleMessage',
 };
@@ -84,14 +85,20 @@ function collectComponents(): { byText: Map<string, string>; schemas: Record<str
   const schemas: Record<string, Json> = {};
   for (const [name, schema] of raw) {
     // A component refers to the other components it holds (a Custom field's Value entries).
-    const properties = Object.fromEntries(Object.entries((schema.properties ?? {}) as Record<string, Json>).map(([k, v]) => [k, named(v, byText)]));
+    const properties = Object.fromEntries(
+      Object.entries((schema.properties ?? {}) as Record<string, Json>).map(([k, v]) => [k, named(v, byText)]),
+    );
     schemas[name] = { ...schema, ...(schema.properties ? { properties } : {}) };
   }
-  schemas[ERROR] = { ...schemas[ERROR], description: 'CONVENTIONS §2 error body: `name` is the reason phrase of `status`; `code` is 0.', xml: { name: 'response' } };
+  schemas[ERROR] = {
+    ...schemas[ERROR],
+    description: 'API.md §4 error body: `name` is the reason phrase of `status`; `code` is 0.',
+    xml: { name: 'response' },
+  };
   schemas[VALIDATION_ERROR] = { ...schemas[VALIDATION_ERROR], xml: { name: 'item' } };
   schemas[VALIDATION_ERRORS] = {
     type: 'array',
-    description: 'CONVENTIONS §3 422 body: the first error of each field, in rule order (not wrapped in name/code/status).',
+    description: 'API.md §4.4 422 body: the first error of each field, in rule order (not wrapped in name/code/status).',
     items: ref(VALIDATION_ERROR),
     xml: { name: 'response', wrapped: true },
   };
@@ -102,9 +109,13 @@ function collectComponents(): { byText: Map<string, string>; schemas: Record<str
 function named(schema: Json, byText: Map<string, string>): Json {
   const name = byText.get(JSON.stringify(schema));
   if (name) return ref(name);
-  if (schema.type === 'array' && schema.items && typeof schema.items === 'object') return { ...schema, items: named(schema.items as Json, byText) };
+  if (schema.type === 'array' && schema.items && typeof schema.items === 'object')
+    return { ...schema, items: named(schema.items as Json, byText) };
   if (schema.type === 'object' && schema.properties) {
-    return { ...schema, properties: Object.fromEntries(Object.entries(schema.properties as Record<string, Json>).map(([k, v]) => [k, named(v, byText)])) };
+    return {
+      ...schema,
+      properties: Object.fromEntries(Object.entries(schema.properties as Record<string, Json>).map(([k, v]) => [k, named(v, byText)])),
+    };
   }
   return schema;
 }
@@ -155,7 +166,8 @@ function reachable(names: Iterable<string>, schemas: Record<string, Json>): Set<
 function xmlArrays(schema: Json): Json {
   if (refName(schema) !== undefined) return schema;
   let out = mapProperties(schema, (k, v) => [k, xmlArrays(v)]);
-  if (isArray(schema) && schema.items && typeof schema.items === 'object') out = { ...out, items: { ...xmlArrays(schema.items as Json), xml: { name: 'item' } }, xml: { wrapped: true } };
+  if (isArray(schema) && schema.items && typeof schema.items === 'object')
+    out = { ...out, items: { ...xmlArrays(schema.items as Json), xml: { name: 'item' } }, xml: { wrapped: true } };
   return out;
 }
 
@@ -190,11 +202,16 @@ function xmlForm(schema: Json, schemas: Record<string, Json>): Json {
     const name = refName(s);
     return name !== undefined && schemas[`${name}Xml`] ? ref(`${name}Xml`) : s;
   };
-  if (isArray(schema)) return { type: 'array', items: { ...swap(schema.items as Json), xml: { name: 'item' } }, xml: { name: 'response', wrapped: true } };
+  if (isArray(schema))
+    return { type: 'array', items: { ...swap(schema.items as Json), xml: { name: 'item' } }, xml: { name: 'response', wrapped: true } };
   return { ...swap(schema), xml: { name: 'response' } };
 }
 
-const header = (description: string, schema: Json = { type: 'integer' }, required = false) => ({ description, ...(required ? { required } : {}), schema });
+const header = (description: string, schema: Json = { type: 'integer' }, required = false) => ({
+  description,
+  ...(required ? { required } : {}),
+  schema,
+});
 
 const HEADERS: Record<string, Json> = {
   'X-Rate-Limit-Limit': header('Requests allowed per window (docs/API.md §6).'),
@@ -204,7 +221,10 @@ const HEADERS: Record<string, Json> = {
   'X-Pagination-Page-Count': header('Pages: ceil(total / per-page), 0 when the list is empty.'),
   'X-Pagination-Current-Page': header('The page served (1 when the list is empty).'),
   'X-Pagination-Per-Page': header('The effective page size.'),
-  Link: header('`<absolute URL>; rel=NAME` entries joined by `, `: self, then first/prev, next/last when they exist. Follow rel=next to read the whole list.', { type: 'string' }),
+  Link: header(
+    '`<absolute URL>; rel=NAME` entries joined by `, `: self, then first/prev, next/last when they exist. Follow rel=next to read the whole list.',
+    { type: 'string' },
+  ),
   Location: header('`<scheme>://<host>/v1/<controller>/view?id=<Id>` of the created record.', { type: 'string', format: 'uri' }),
   'Retry-After': header('Seconds to wait before retrying.'),
   Allow: header('The methods this path answers.', { type: 'string' }),
@@ -219,14 +239,21 @@ const HEADERS: Record<string, Json> = {
     { type: 'string', enum: ['true'] },
   ),
   'Accept-Ranges': header('`bytes`: a single `Range: bytes=a-b` is honoured.', { type: 'string', enum: ['bytes'] }),
-  'Content-Range': header('`bytes a-b/size` of a 206; `bytes */size` of a 416.', { type: 'string', pattern: '^bytes (\\d+-\\d+|\\*)/\\d+$' }),
+  'Content-Range': header('`bytes a-b/size` of a 206; `bytes */size` of a 416.', {
+    type: 'string',
+    pattern: '^bytes (\\d+-\\d+|\\*)/\\d+$',
+  }),
   'Content-Length': header('The length of the bytes sent (of the range, on a 206).'),
 };
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const REQUEST_ID = { 'X-Request-Id': headerRef('X-Request-Id') };
 const VARY = { Vary: headerRef('Vary') };
 const REPLAYED = { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') };
-const RATE_HEADERS = { 'X-Rate-Limit-Limit': headerRef('X-Rate-Limit-Limit'), 'X-Rate-Limit-Remaining': headerRef('X-Rate-Limit-Remaining'), 'X-Rate-Limit-Reset': headerRef('X-Rate-Limit-Reset') };
+const RATE_HEADERS = {
+  'X-Rate-Limit-Limit': headerRef('X-Rate-Limit-Limit'),
+  'X-Rate-Limit-Remaining': headerRef('X-Rate-Limit-Remaining'),
+  'X-Rate-Limit-Reset': headerRef('X-Rate-Limit-Reset'),
+};
 const PAGE_HEADERS = {
   'X-Pagination-Total-Count': headerRef('X-Pagination-Total-Count'),
   'X-Pagination-Page-Count': headerRef('X-Pagination-Page-Count'),
@@ -247,29 +274,71 @@ const errorContent = (schema: string, xml = true) => ({
  */
 const ERROR_RESPONSES: Record<string, Json> = {
   '400': {
-    description: 'Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed.',
+    description:
+      'Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed.',
     headers: { ...VARY, ...RATE_HEADERS, ...REPLAYED },
     content: errorContent(ERROR),
   },
-  '401': { description: 'Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked).', headers: VARY, content: errorContent(ERROR) },
-  '404': { description: 'Not Found: `Object not found: {id}` (missing, or owned by another account).', headers: { ...VARY, ...RATE_HEADERS, ...REPLAYED }, content: errorContent(ERROR) },
-  '405': { description: 'Method Not Allowed, with `Allow`.', headers: { ...VARY, Allow: headerRef('Allow') }, content: errorContent(ERROR) },
-  '406': { description: 'Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body).', headers: VARY, content: errorContent(ERROR, false) },
-  '409': { description: 'Conflict: the Idempotency-Key was used with a different request, or its first request is still running.', headers: { ...VARY, ...RATE_HEADERS }, content: errorContent(ERROR) },
-  '413': { description: 'Request Entity Too Large: the body is over the limit.', headers: { ...VARY, ...RATE_HEADERS, ...REPLAYED }, content: errorContent(ERROR) },
-  '414': {
-    description: 'Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`.',
+  '401': {
+    description: 'Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked).',
+    headers: VARY,
+    content: errorContent(ERROR),
+  },
+  '404': {
+    description: 'Not Found: `Object not found: {id}` (missing, or owned by another account).',
+    headers: { ...VARY, ...RATE_HEADERS, ...REPLAYED },
+    content: errorContent(ERROR),
+  },
+  '405': {
+    description: 'Method Not Allowed, with `Allow`.',
+    headers: { ...VARY, Allow: headerRef('Allow') },
+    content: errorContent(ERROR),
+  },
+  '406': {
+    description: 'Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body).',
+    headers: VARY,
     content: errorContent(ERROR, false),
   },
-  '415': { description: 'Unsupported Media Type: a body whose Content-Type this operation does not read.', headers: { ...VARY, ...RATE_HEADERS, ...REPLAYED }, content: errorContent(ERROR) },
+  '409': {
+    description: 'Conflict: the Idempotency-Key was used with a different request, or its first request is still running.',
+    headers: { ...VARY, ...RATE_HEADERS },
+    content: errorContent(ERROR),
+  },
+  '413': {
+    description: 'Request Entity Too Large: the body is over the limit.',
+    headers: { ...VARY, ...RATE_HEADERS, ...REPLAYED },
+    content: errorContent(ERROR),
+  },
+  '414': {
+    description:
+      'Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`.',
+    content: errorContent(ERROR, false),
+  },
+  '415': {
+    description: 'Unsupported Media Type: a body whose Content-Type this operation does not read.',
+    headers: { ...VARY, ...RATE_HEADERS, ...REPLAYED },
+    content: errorContent(ERROR),
+  },
   '416': {
     description: 'Range Not Satisfiable: `Requested range not satisfiable.`, the range starts past the end; `Content-Range: bytes */size`.',
     headers: { ...VARY, ...RATE_HEADERS, ...REPLAYED, 'Content-Range': headerRef('Content-Range') },
     content: errorContent(ERROR),
   },
-  '422': { description: 'Data Validation Failed: the first error of each field.', headers: { ...VARY, ...RATE_HEADERS, ...REPLAYED }, content: errorContent(VALIDATION_ERRORS) },
-  '429': { description: 'Too Many Requests: `Rate limit exceeded.`', headers: { ...VARY, ...RATE_HEADERS, 'Retry-After': headerRef('Retry-After') }, content: errorContent(ERROR) },
-  '500': { description: 'Internal Server Error: `An internal server error occurred.`', headers: { ...VARY, ...RATE_HEADERS }, content: errorContent(ERROR) },
+  '422': {
+    description: 'Data Validation Failed: the first error of each field.',
+    headers: { ...VARY, ...RATE_HEADERS, ...REPLAYED },
+    content: errorContent(VALIDATION_ERRORS),
+  },
+  '429': {
+    description: 'Too Many Requests: `Rate limit exceeded.`',
+    headers: { ...VARY, ...RATE_HEADERS, 'Retry-After': headerRef('Retry-After') },
+    content: errorContent(ERROR),
+  },
+  '500': {
+    description: 'Internal Server Error: `An internal server error occurred.`',
+    headers: { ...VARY, ...RATE_HEADERS },
+    content: errorContent(ERROR),
+  },
 };
 const ERROR_NAMES: Record<string, string> = {
   '400': 'BadRequest',
@@ -288,7 +357,10 @@ const ERROR_NAMES: Record<string, string> = {
 };
 /** The error responses as components, each with X-Request-Id. */
 const ERROR_COMPONENTS: Record<string, Json> = Object.fromEntries(
-  Object.entries(ERROR_RESPONSES).map(([status, response]) => [ERROR_NAMES[status], { ...response, headers: { ...REQUEST_ID, ...(response.headers as Json | undefined) } }]),
+  Object.entries(ERROR_RESPONSES).map(([status, response]): [string, Json] => [
+    ERROR_NAMES[status]!,
+    { ...response, headers: { ...REQUEST_ID, ...(response.headers as Json | undefined) } },
+  ]),
 );
 
 /** The error statuses an operation can answer (docs/API.md §1.5, §4.2, §7). */
@@ -324,7 +396,11 @@ function bytesResponses(headers: Json): Record<string, Json> {
   const own = { ...headers, 'Accept-Ranges': headerRef('Accept-Ranges'), 'Content-Length': headerRef('Content-Length') };
   return {
     '200': { description: 'OK: the whole file, with its image Content-Type.', headers: own, content },
-    '206': { description: 'Partial Content: the one range asked for with `Range`.', headers: { ...own, 'Content-Range': headerRef('Content-Range') }, content },
+    '206': {
+      description: 'Partial Content: the one range asked for with `Range`.',
+      headers: { ...own, 'Content-Range': headerRef('Content-Range') },
+      content,
+    },
   };
 }
 
@@ -338,7 +414,13 @@ function successResponses(op: Operation, byText: Map<string, string>, schemas: R
   if (op.produces === 'bytes') return bytesResponses(headers);
   const description = op.success === 201 ? 'Created' : 'OK';
   const body = schema ?? {};
-  return { [String(op.success)]: { description, headers, content: { [JSON_MEDIA]: { schema: body }, [XML_MEDIA]: { schema: xmlForm(body, schemas) } } } };
+  return {
+    [String(op.success)]: {
+      description,
+      headers,
+      content: { [JSON_MEDIA]: { schema: body }, [XML_MEDIA]: { schema: xmlForm(body, schemas) } },
+    },
+  };
 }
 
 /**
@@ -370,11 +452,18 @@ function requestBody(op: Operation, byText: Map<string, string>, schemas: Record
       return { required: false, content: { [JSON_MEDIA]: { schema: body }, [FORM_MEDIA]: formBody(body, schemas) } };
     }
     case 'csv':
-      return { required: true, content: { 'text/csv': { schema: schema ?? { type: 'string', description: 'UTF-8 CSV; the first row names the columns.' } } } };
+      return {
+        required: true,
+        content: { 'text/csv': { schema: schema ?? { type: 'string', description: 'UTF-8 CSV; the first row names the columns.' } } },
+      };
     case 'multipart':
       return {
         required: true,
-        content: { 'multipart/form-data': { schema: schema ?? { type: 'object', properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' } } } } },
+        content: {
+          'multipart/form-data': {
+            schema: schema ?? { type: 'object', properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+          },
+        },
       };
   }
 }
@@ -482,12 +571,25 @@ export function buildOpenApi(operations: readonly Operation[], options: OpenApiO
     security: [],
     responses: {
       '200': { description: 'OK', headers: probeHeaders, content: { [JSON_MEDIA]: { schema: { type: 'object', properties } } } },
-      ...(summary === 'Readiness' ? { '503': { description: 'Not ready: the database or Redis is unavailable.', headers: probeHeaders, content: { [JSON_MEDIA]: { schema: { type: 'object', properties } } } } } : {}),
+      ...(summary === 'Readiness'
+        ? {
+            '503': {
+              description: 'Not ready: the database or Redis is unavailable.',
+              headers: probeHeaders,
+              content: { [JSON_MEDIA]: { schema: { type: 'object', properties } } },
+            },
+          }
+        : {}),
       '414': { $ref: `#/components/responses/${ERROR_NAMES['414']}` },
     },
   });
   const liveness = probe('Liveness', { status: { type: 'string' } });
-  const readiness = probe('Readiness', { status: { type: 'string' }, database: { type: 'string' }, redis: { type: 'string' }, carrier: { type: 'string' } });
+  const readiness = probe('Readiness', {
+    status: { type: 'string' },
+    database: { type: 'string' },
+    redis: { type: 'string' },
+    carrier: { type: 'string' },
+  });
   paths['/healthz'] = { get: liveness, head: headOf(liveness, ERROR_COMPONENTS) };
   paths['/readyz'] = { get: readiness, head: headOf(readiness, ERROR_COMPONENTS) };
   return {
@@ -506,38 +608,55 @@ export function buildOpenApi(operations: readonly Operation[], options: OpenApiO
     },
     servers: [{ url: '/' }],
     security: [{ access_token: [] }],
-    tags: [...tags.map((name) => ({ name, description: `/v1/${name}/…` })), { name: 'probes', description: 'Liveness and readiness, without a token.' }],
+    tags: [
+      ...tags.map((name) => ({ name, description: `/v1/${name}/…` })),
+      { name: 'probes', description: 'Liveness and readiness, without a token.' },
+    ],
     paths,
     components: {
       schemas: finishComponents(collected, responseSchemas),
       parameters: {
-        format: { name: '_format', in: 'query', required: false, description: 'Response format; overrides Accept (CONVENTIONS §4).', schema: { type: 'string', enum: ['json', 'xml'] } },
+        format: {
+          name: '_format',
+          in: 'query',
+          required: false,
+          description: 'Response format; overrides Accept (API.md §2).',
+          schema: { type: 'string', enum: ['json', 'xml'] },
+        },
         fields: {
           name: 'fields',
           in: 'query',
           required: false,
-          description: 'Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5).',
+          description:
+            'Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5).',
           schema: { type: 'string' },
         },
         IdempotencyKey: {
           name: 'Idempotency-Key',
           in: 'header',
           required: false,
-          description: '1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API-EXTENSIONS §1).',
+          description:
+            '1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7).',
           schema: { type: 'string', minLength: 1, maxLength: 255 },
         },
         Range: {
           name: 'Range',
           in: 'header',
           required: false,
-          description: 'One range, `bytes=a-b`, `bytes=a-` or `bytes=-n`: 206 with that range; a start past the end: 416. Several ranges or a malformed value: the whole file.',
+          description:
+            'One range, `bytes=a-b`, `bytes=a-` or `bytes=-n`: 206 with that range; a start past the end: 416. Several ranges or a malformed value: the whole file.',
           schema: { type: 'string' },
         },
       },
       headers: HEADERS,
       responses: ERROR_COMPONENTS,
       securitySchemes: {
-        access_token: { type: 'apiKey', in: 'query', name: 'access_token', description: 'The account token (CONVENTIONS §9). Repeated: the last wins.' },
+        access_token: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'access_token',
+          description: 'The account token (API.md §1.2). Repeated: the last wins.',
+        },
       },
     },
   };

@@ -16,7 +16,7 @@ import type { IdempotencyHooks } from './plugins/idempotency.ts';
  * and `registerOperations` turns descriptors into Fastify routes. The cross-cutting steps read
  * the descriptor from the route's options (`request.routeOptions.config.operation`):
  * negotiation (records vs bytes), the body (its kind and its own size limit), the success status
- * (200, 201 with `Location`, 204) and Idempotency-Key. The request path stays as CONVENTIONS §1
+ * (200, 201 with `Location`, 204) and Idempotency-Key. The request path stays as API.md §1.5
  * orders it: routing 404 → 406 → 405 → 401 → 429 → handler (400 → 404 / 422 → success).
  */
 
@@ -24,7 +24,7 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * What a request body may be:
- * - `json-or-form`: JSON or form-urlencoded fields (CONVENTIONS §6), parsed when the handler asks;
+ * - `json-or-form`: JSON or form-urlencoded fields (API.md §3.2), parsed when the handler asks;
  * - `csv`, `multipart`: the raw bytes as a stream, never held whole (import, media upload);
  * - `none`: reads and deletes; a body sent anyway is ignored.
  */
@@ -34,7 +34,7 @@ export type BodyKind = 'json-or-form' | 'multipart' | 'csv' | 'none';
 export interface RouteDeps {
   store: Store;
   config: Config;
-  /** Renders stored epoch seconds in the configured zone (CONVENTIONS §10). */
+  /** Renders stored epoch seconds in the configured zone (API.md §9). */
   time: TimeFormat;
   /** The time source of the domain (issue 11: injected so tests move time); absent: the system clock. */
   clock?: Clock;
@@ -46,7 +46,7 @@ export interface OperationContext {
   readonly reply: FastifyReply;
   /** The authenticated account; every query is scoped to it. */
   readonly accountId: number;
-  /** The negotiated response format (CONVENTIONS §4). */
+  /** The negotiated response format (API.md §2). */
   readonly format: 'json' | 'xml';
   /**
    * The required `id` query parameter as canonical integer text.
@@ -62,7 +62,7 @@ export interface OperationContext {
   query(name: string): string | string[] | undefined;
   /**
    * The body's fields (`json-or-form` operations).
-   * @throws HttpError 400 bad JSON, 415 another content type (CONVENTIONS §2, §6).
+   * @throws HttpError 400 bad JSON, 415 another content type (API.md §4, §3.2).
    */
   body(): Input;
   /**
@@ -71,7 +71,7 @@ export interface OperationContext {
    */
   stream(): { mediaType: string; contentType: string; bytes: Readable };
   /**
-   * Serves one page of a list (CONVENTIONS §7): resolves the page from `total`, fetches its rows,
+   * Serves one page of a list (API.md §5): resolves the page from `total`, fetches its rows,
    * sets X-Pagination-* and Link, and returns the rows mapped to records.
    *
    * `json` (optional): the same page as finished JSON text, when the store can build it (SQLite's
@@ -92,7 +92,7 @@ export interface Operation {
   readonly id: string;
   /** `/v1/<controller>/<action>`. */
   readonly path: string;
-  /** Methods it answers; GET also answers HEAD (CONVENTIONS §5). */
+  /** Methods it answers; GET also answers HEAD (API.md §1.4). */
   readonly methods: readonly Method[];
   /** One line saying what it does (OpenAPI summary). */
   readonly summary: string;
@@ -105,15 +105,15 @@ export interface Operation {
   /**
    * For 201: the path of the view action of the created record. `Location` is
    * `<scheme>://<host><location>?id=<Id>`, with Id taken from the record (or the first record of
-   * a list) (API-EXTENSIONS §1).
+   * a list) (API.md §1.4).
    */
   readonly location?: string;
-  /** Honours the Idempotency-Key header (API-EXTENSIONS §1). */
+  /** Honours the Idempotency-Key header (API.md §7). */
   readonly idempotent: boolean;
   /**
    * When the operation exists at all under this configuration (default: always). A disabled
    * operation is not registered: its path is unknown (404 `Page not found.` before any other
-   * check), as `sandbox/inbound` is when the sandbox is not the carrier (API-EXTENSIONS §8).
+   * check), as `sandbox/inbound` is when the sandbox is not the carrier (API.md §11.3).
    */
   readonly enabled?: (config: Config) => boolean;
   /**
@@ -235,9 +235,10 @@ class Context implements OperationContext {
   }
 }
 
-/** `<scheme>://<host><path>?id=<id>`: the Location of a created record (API-EXTENSIONS §1). */
+/** `<scheme>://<host><path>?id=<id>`: the Location of a created record (API.md §1.4). */
 function locationOf(request: FastifyRequest, path: string, result: unknown): string | undefined {
-  const record = (Array.isArray(result) ? result[0] : result) as { Id?: unknown } | undefined;
+  // The created record (src/records/): an Id is a number, or text; String() writes either as is.
+  const record = (Array.isArray(result) ? result[0] : result) as { Id?: number | string } | undefined;
   if (record?.Id === undefined) return undefined;
   return `${request.protocol}://${request.host}${path}?id=${String(record.Id)}`;
 }
@@ -258,7 +259,7 @@ function route(app: FastifyInstance, op: Operation, deps: RouteDeps, idempotency
     ...(op.idempotent && idempotency ? { preHandler: idempotency.preHandler, preSerialization: idempotency.preSerialization } : {}),
     handler: async (request, reply) => {
       const result = await handle(new Context(request, reply, op, bodyLimit));
-      // Idempotency-Key keeps the result as returned, before `fields=` picks from it (API-EXTENSIONS §1).
+      // Idempotency-Key keeps the result as returned, before `fields=` picks from it (API.md §7).
       if (op.idempotent) idempotency?.handled(request, result);
       if (op.success === 204) {
         reply.code(204);
@@ -283,11 +284,12 @@ export function registerOperations(app: FastifyInstance, ops: readonly Operation
   const streamed = ops.filter((op) => op.body.kind === 'csv' || op.body.kind === 'multipart');
   for (const op of ops) if (!streamed.includes(op)) route(app, op, deps, idempotency);
   if (streamed.length === 0) return;
+  // eslint-disable-next-line @typescript-eslint/require-await -- an async plugin: a throw while registering rejects app.ready()
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (request, payload, done) => {
       const contentType = request.headers['content-type'] ?? '';
-      // CONVENTIONS §11: the media type is compared exactly, lower case, up to any `;` (no trimming):
+      // API.md §3.2: the media type is compared exactly, lower case, up to any `;` (no trimming):
       // `Text/CSV` or `text/csv ;charset=utf-8` is not text/csv.
       const semicolon = contentType.indexOf(';');
       const mediaType = semicolon === -1 ? contentType : contentType.slice(0, semicolon);
@@ -304,7 +306,7 @@ export function registerOperations(app: FastifyInstance, ops: readonly Operation
   });
 }
 
-/** The `Allow` value of a path (CONVENTIONS §5: GET also answers HEAD), or undefined for an unknown path. */
+/** The `Allow` value of a path (API.md §1.4: GET also answers HEAD), or undefined for an unknown path. */
 export function allowOf(ops: readonly Operation[], path: string): string | undefined {
   const op = ops.find((o) => o.path === path);
   if (!op) return undefined;

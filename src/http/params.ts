@@ -2,12 +2,12 @@ import type { FastifyRequest } from 'fastify';
 import { HttpError } from './wire.ts';
 
 // PHP's FILTER_VALIDATE_INT, which Yii2 uses to bind an `int $id` action parameter: space, \t, \n,
-// \r and \v around the digits are trimmed (PHP_FILTER_TRIM_DEFAULT), nothing else (CONVENTIONS §11).
+// \r and \v around the digits are trimmed (PHP_FILTER_TRIM_DEFAULT), nothing else (API.md §4.4).
 const FILTER_INT = /^[ \t\n\r\v]*([+-]?(?:0|[1-9]\d*))[ \t\n\r\v]*$/;
 const INT64_MAX = 9223372036854775807n;
 
 /**
- * A required query parameter as text (CONVENTIONS §2).
+ * A required query parameter as text (API.md §4).
  * @throws HttpError 400 `Missing required parameters: {name}` when absent,
  *   `Invalid data received for parameter "{name}".` when sent as an array.
  */
@@ -20,7 +20,7 @@ export function requiredParam(request: FastifyRequest, name: string): string {
 
 /**
  * The required integer query parameter `id`, as canonical decimal text, read as PHP's
- * FILTER_VALIDATE_INT reads it (CONVENTIONS §11): space, `\t`, `\n`, `\r` and `\v` around the digits
+ * FILTER_VALIDATE_INT reads it (API.md §3.1): space, `\t`, `\n`, `\r` and `\v` around the digits
  * are allowed; a no-break space or `\f` is not.
  * @throws HttpError 400 when missing, or when not an integer (`Invalid data received for parameter "id".`).
  */

@@ -1,6 +1,6 @@
 /**
  * Query strings and form bodies read the way PHP reads them, because the original service is
- * PHP (CONVENTIONS preamble): a repeated key keeps its first position and its last value,
+ * PHP (API.md §3.1): a repeated key keeps its first position and its last value,
  * `key[]=v` / `key[x]=v` make the value an array, `+` is a space, and a bad %-escape stays as
  * written instead of failing the request.
  */
@@ -99,7 +99,7 @@ export function phpInt(value: ParamValue | undefined, fallback: number): number 
 }
 
 /**
- * PHP's parsed query (`$_GET`) for rebuilding a URL (CONVENTIONS §11 "Link URLs rebuild the query
+ * PHP's parsed query (`$_GET`) for rebuilding a URL (API.md §5 "Link URLs rebuild the query
  * the way PHP's http_build_query does"): an ordered array of keys to byte strings or nested arrays.
  * Keys and values are *binary strings* (one char per byte, latin1), so `x=%FF` stays the byte 0xFF
  * instead of becoming U+FFFD; `a[b]=1` stays nested under `a` with the key `b`.
@@ -149,7 +149,7 @@ function childArray(arr: PhpArray, key: string | null): PhpArray {
 
 /**
  * Parses a query string as PHP's parse_str / php_register_variable_ex does, into nested ordered
- * arrays of binary strings (CONVENTIONS §11): leading spaces of a name are dropped, `.` and ` `
+ * arrays of binary strings (API.md §5): leading spaces of a name are dropped, `.` and ` `
  * in the top-level name become `_`, `a[b][]=v` nests (`a[ ]` appends like `a[]`), an unclosed `[`
  * becomes `_` (with ` `, `.` and `[` after it), text after a closing `]` that does not open another
  * `[` is ignored, a repeated key keeps its first position.
@@ -213,7 +213,7 @@ export function parsePhpQuery(query: string): PhpArray {
 }
 
 /**
- * PHP urlencode of a binary string, as http_build_query writes keys and values (CONVENTIONS §11):
+ * PHP urlencode of a binary string, as http_build_query writes keys and values (API.md §5):
  * bytes other than letters, digits and `-_.` are %XX; a space is `+`.
  */
 export function phpUrlEncodeBytes(bytes: string): string {
@@ -221,7 +221,8 @@ export function phpUrlEncodeBytes(bytes: string): string {
   let out = '';
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes.charCodeAt(i);
-    if ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x2d || c === 0x2e || c === 0x5f) out += bytes[i];
+    if ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x2d || c === 0x2e || c === 0x5f)
+      out += bytes[i];
     else if (c === 0x20) out += '+';
     else out += `%${c < 16 ? '0' : ''}${c.toString(16).toUpperCase()}`;
   }
@@ -229,7 +230,7 @@ export function phpUrlEncodeBytes(bytes: string): string {
 }
 
 /**
- * PHP http_build_query of one top-level entry (CONVENTIONS §11): nested keys stay nested
+ * PHP http_build_query of one top-level entry (API.md §5): nested keys stay nested
  * (`a%5Bb%5D=1`), bytes are encoded as bytes, an empty array writes nothing (`''`).
  */
 export function buildPhpQueryPart(key: string, value: PhpValue): string {
@@ -244,7 +245,7 @@ function addPhpParts(parts: string[], prefix: string, value: PhpValue): void {
   } else parts.push(`${prefix}=${phpUrlEncodeBytes(value)}`);
 }
 
-/** PHP http_build_query of a whole parsed query (CONVENTIONS §11), entries in their order. */
+/** PHP http_build_query of a whole parsed query (API.md §5), entries in their order. */
 export function buildPhpQuery(params: PhpArray): string {
   const parts: string[] = [];
   for (const [k, v] of params) {

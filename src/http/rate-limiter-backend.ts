@@ -5,7 +5,7 @@ import { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis, RateLimiterRes
 
 /**
  * A plain, synchronous per-key counter with the semantics of rate-limiter-flexible's
- * RateLimiterMemory as the rate limit uses it (CONVENTIONS §8): a fixed window per key that starts
+ * RateLimiterMemory as the rate limit uses it (API.md §6): a fixed window per key that starts
  * at the key's first request and lasts `windowSeconds`; every consume counts, rejected ones too.
  * It answers at once, without a promise or a timer per request (one process only).
  */
@@ -71,7 +71,7 @@ export interface RateLimiterBackend {
 export const CLUSTER_RATE_TIMEOUT_MS = 500;
 
 /**
- * The rate-limit counters (CONVENTIONS §8). Without `redisUrl` they live in this process, or, in a
+ * The rate-limit counters (API.md §6). Without `redisUrl` they live in this process, or, in a
  * `serve --workers` worker (`options.cluster`), in the primary, which keeps one exact counter per
  * account for all its workers over IPC (rate-limiter-flexible's RateLimiterCluster; the primary
  * runs RateLimiterClusterMaster, src/cluster.ts). With `redisUrl`, one atomic Redis counter per
@@ -129,8 +129,9 @@ export function createRateLimiterBackend(
     async ping() {
       await redis.ping();
     },
-    async close() {
+    close() {
       redis.disconnect();
+      return Promise.resolve();
     },
   };
 }
@@ -155,16 +156,23 @@ function clusterBackend(limit: number, windowSeconds: number, keyPrefix: string,
   const failed = (err: unknown, key: string | number, points: number | undefined) => {
     if (err instanceof RateLimiterRes) {
       answered(err);
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the library's answer for a refused request, passed on as is
       throw err;
     }
     if (!degraded) {
       degraded = true;
-      log.warn({ err: { message: (err as Error).message } }, 'the primary did not answer: rate limit falls back to per-worker memory until it does');
+      log.warn(
+        { err: { message: (err as Error).message } },
+        'the primary did not answer: rate limit falls back to per-worker memory until it does',
+      );
     }
     return memory.consume(key, points);
   };
   return {
-    limiter: { consume: (key: string | number, points?: number) => shared.consume(key, points).then(answered, (err: unknown) => failed(err, key, points)) },
+    limiter: {
+      consume: (key: string | number, points?: number) =>
+        shared.consume(key, points).then(answered, (err: unknown) => failed(err, key, points)),
+    },
     kind: 'cluster',
     ping: async () => {},
     close: async () => {},

@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { toXmlDocument } from './serializers/xml.ts';
 import type { Params } from './query.ts';
 
-/** The response format a request negotiated (CONVENTIONS §4). */
+/** The response format a request negotiated (API.md §2). */
 export type Format = 'json' | 'xml';
 
 declare module 'fastify' {
@@ -23,9 +23,9 @@ export const JSON_TYPE = 'application/json; charset=UTF-8';
 export const XML_TYPE = 'application/xml; charset=UTF-8';
 
 /**
- * Sets a header with the exact casing CONVENTIONS names (`X-Rate-Limit-Limit`, `Link`, ...).
+ * Sets a header with the exact casing API.md names (`X-Rate-Limit-Limit`, `Link`, ...).
  * Fastify lowercases names it manages, so these go straight onto the Node response; they also stay
- * in place when an error replaces the body, as CONVENTIONS §1 requires.
+ * in place when an error replaces the body, as API.md §1.5 requires.
  */
 export function setWireHeader(reply: FastifyReply, name: string, value: string): void {
   reply.raw.setHeader(name, value);
@@ -33,7 +33,7 @@ export function setWireHeader(reply: FastifyReply, name: string, value: string):
 
 /**
  * Prepares the reply to render its payload in `format`: content type and serializer. The
- * Content-Type goes onto the Node response as `Content-Type` (CONVENTIONS §11: header names exactly
+ * Content-Type goes onto the Node response as `Content-Type` (API.md §2.4: header names exactly
  * cased); Fastify sees it there and adds no lower-case one of its own.
  */
 export function useFormat(reply: FastifyReply, format: Format): void {
@@ -47,7 +47,7 @@ export function useFormat(reply: FastifyReply, format: Format): void {
   }
 }
 
-/** Header names as they go on the wire (CONVENTIONS §11), by their lower-case form. */
+/** Header names as they go on the wire (API.md §2.4), by their lower-case form. */
 const WIRE_NAMES: Readonly<Record<string, string>> = {
   'content-type': 'Content-Type',
   'content-length': 'Content-Length',
@@ -63,8 +63,8 @@ const WIRE_NAMES: Readonly<Record<string, string>> = {
 };
 
 /**
- * The exact casing of a header name on the wire (CONVENTIONS §11 "Header names are written as Yii2
- * writes them"): the names CONVENTIONS and API-EXTENSIONS write, else each `-`-separated word
+ * The exact casing of a header name on the wire (API.md §2.4 "Header names are written as Yii2
+ * writes them"): the names API.md and API.md write, else each `-`-separated word
  * capitalised (`x-rate-limit-limit` → `X-Rate-Limit-Limit`).
  */
 export function wireHeaderName(name: string): string {
@@ -80,7 +80,7 @@ function casedName(name: string): string {
 
 /**
  * The Node response of the HTTP server (`http.ServerResponse` option), which writes every header
- * name exactly cased (CONVENTIONS §11): Node writes a name as it is given, and Fastify gives the
+ * name exactly cased (API.md §2.4): Node writes a name as it is given, and Fastify gives the
  * ones it manages in lower case (`content-length`, anything set with `reply.header`), through
  * `writeHead(status, headers)` or `setHeader`. Both come here and lower-case names get their wire
  * form (wireHeaderName); a name that starts with a capital, as all of ours do, costs one character
@@ -99,7 +99,7 @@ export class WireResponse<Request extends IncomingMessage = IncomingMessage> ext
     const message = typeof reason === 'string' ? reason : undefined;
     let fields = typeof reason === 'string' ? headers : reason;
     if (fields !== undefined && !Array.isArray(fields)) {
-      const named = fields as OutgoingHttpHeaders;
+      const named = fields;
       for (const name in named) {
         const value = named[name];
         if (value !== undefined) this.setHeader(name, value);
@@ -113,15 +113,16 @@ export class WireResponse<Request extends IncomingMessage = IncomingMessage> ext
 
 /**
  * Gives a Node response that is not a WireResponse (`app.inject` builds its own) the same header
- * casing, for the headers Fastify writes at the end (CONVENTIONS §11): its `setHeader` casts names
+ * casing, for the headers Fastify writes at the end (API.md §2.4): its `setHeader` casts names
  * as WireResponse does, and Node's writeHead sets the managed headers through it.
  */
 export function castHeaderNames(res: ServerResponse): void {
   if (res instanceof WireResponse || Object.hasOwn(res, 'setHeader')) return;
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the response as `this`
   const setHeader = res.setHeader;
   res.setHeader = function (this: ServerResponse, name: string, value: number | string | readonly string[]) {
     return setHeader.call(this, casedName(name), value);
-  } as typeof res.setHeader;
+  };
 }
 
 const LINE_TERMINATORS = /[\u2028\u2029]/;
@@ -129,7 +130,7 @@ const LINE_TERMINATORS_G = /[\u2028\u2029]/g;
 
 /**
  * JSON text with U+2028 and U+2029 escaped as `\u2028` / `\u2029`, as PHP's json_encode writes
- * them (CONVENTIONS §11). Returns the same string when it holds neither (one regex test; a
+ * them (API.md §2.2). Returns the same string when it holds neither (one regex test; a
  * one-byte string cannot hold them, so that test fails at once).
  */
 export function escapeJsonLineTerminators(json: string): string {
@@ -158,7 +159,7 @@ export const REASON_PHRASES: Readonly<Record<number, string>> = {
   503: 'Service Unavailable',
 };
 
-/** An HTTP-level failure (CONVENTIONS §2): status, message and any headers to add. */
+/** An HTTP-level failure (API.md §4): status, message and any headers to add. */
 export class HttpError extends Error {
   override name = 'HttpError';
   readonly status: number;
@@ -175,7 +176,7 @@ export class HttpError extends Error {
   }
 }
 
-/** The CONVENTIONS §2 error body, keys in order. */
+/** The API.md §4 error body, keys in order. */
 export function errorBody(status: number, message: string) {
   return { name: REASON_PHRASES[status] ?? 'Error', message, code: 0, status };
 }

@@ -1,7 +1,7 @@
 import { crc32, deflateSync } from 'node:zlib';
 
 /**
- * Real PNG files built in memory (the demo's MMS media, API-EXTENSIONS §9; the upload bench).
+ * Real PNG files built in memory (the demo's MMS media, API.md §10.7; the upload bench).
  * Truecolour 8-bit, no interlace; `level` 0 stores the pixels uncompressed (a file of a chosen size).
  */
 export function pngImage(width: number, height: number, pixel: (x: number, y: number) => [number, number, number], level = 6): Buffer {

@@ -1,5 +1,5 @@
 /**
- * MSGSVC_SMPP_URL (API-EXTENSIONS §8): `smpp://system_id:password@host:port`, `smpps://` for TLS.
+ * MSGSVC_SMPP_URL (API.md §11.4): `smpp://system_id:password@host:port`, `smpps://` for TLS.
  * Dependency-free so that src/config.ts can validate the setting at start.
  */
 

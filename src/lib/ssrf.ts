@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 
 /**
- * The SSRF guard of API-EXTENSIONS §10: a webhook `Url` whose host is or resolves to a loopback,
+ * The SSRF guard of API.md §12.5: a webhook `Url` whose host is or resolves to a loopback,
  * private, link-local or unspecified address is refused (`Url is invalid.`), unless the operator
  * sets MSGSVC_WEBHOOK_ALLOW_PRIVATE=1. The check is made when a webhook is written AND again at
  * each attempt, at connect time (`guardedLookup`, the socket's own DNS lookup), so a name that
@@ -25,7 +25,8 @@ for (const [net, prefix] of [
   ['198.18.0.0', 15],
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, broadcast
-] as const) V4.addSubnet(net, prefix, 'ipv4');
+] as const)
+  V4.addSubnet(net, prefix, 'ipv4');
 
 const V6 = new BlockList();
 V6.addAddress('::', 'ipv6'); // unspecified
@@ -35,7 +36,8 @@ for (const [net, prefix] of [
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated, still private)
   ['ff00::', 8], // multicast
-] as const) V6.addSubnet(net, prefix, 'ipv6');
+] as const)
+  V6.addSubnet(net, prefix, 'ipv6');
 
 /** The IPv4 address an IPv6 address carries (mapped, compatible or NAT64), if any. */
 function embeddedV4(v6: string): string | undefined {
@@ -104,10 +106,10 @@ export function guardedLookup(allowPrivate: boolean) {
     callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
   ): void => {
     const family = options.family === 'IPv6' ? 6 : options.family === 'IPv4' ? 4 : Number(options.family ?? 0);
-    dnsLookup(hostname, { family: family as 0 | 4 | 6, all: true, ...(options.hints !== undefined ? { hints: options.hints } : {}) }, (err, addresses) => {
+    dnsLookup(hostname, { family, all: true, ...(options.hints !== undefined ? { hints: options.hints } : {}) }, (err, addresses) => {
       if (err) return callback(err, options.all ? [] : '', 0);
       const bad = allowPrivate ? undefined : addresses.find((a) => isForbiddenAddress(a.address));
-      if (bad) return callback(new ForbiddenAddressError(bad.address) as NodeJS.ErrnoException, options.all ? [] : '', 0);
+      if (bad) return callback(new ForbiddenAddressError(bad.address), options.all ? [] : '', 0);
       if (options.all) return callback(null, addresses);
       const first = addresses[0]!;
       callback(null, first.address, first.family);
@@ -116,7 +118,7 @@ export function guardedLookup(allowPrivate: boolean) {
 }
 
 /**
- * The write-time check of a URL's host (API-EXTENSIONS §10): false when the host is a forbidden
+ * The write-time check of a URL's host (API.md §12): false when the host is a forbidden
  * literal, or a name any of whose addresses is forbidden. A name that does not resolve (now) is
  * not refused here; its attempts will fail and be retried.
  */

@@ -1,11 +1,11 @@
 /**
- * Renders stored times (Unix epoch seconds, UTC) in the configured time zone (CONVENTIONS §10).
+ * Renders stored times (Unix epoch seconds, UTC) in the configured time zone (API.md §9).
  * Formatters are built once per zone; UTC takes a fast path without Intl.
  */
 export interface TimeFormat {
   /** `YYYY-MM-DD HH:MM:SS`: DateCreated, DateUpdated, Blocked_Date. */
   dateTime(epochSeconds: number): string;
-  /** `YYYY:MM:DD HH:MM:SS`: the scheduled message DateTime (spec: colons in the date part). */
+  /** `YYYY:MM:DD HH:MM:SS`: the scheduled message DateTime (API.md: colons in the date part). */
   scheduleDateTime(epochSeconds: number): string;
   /**
    * True when times render in UTC: the store may then render them itself (SQLite's strftime gives

@@ -4,16 +4,28 @@ import type { Row } from '../store/tables.ts';
 import { Int, Str } from './common.ts';
 
 /** The columns of `contacts` a Contact record shows: what every read of a contact selects. */
-export const CONTACT_COLUMNS = ['id', 'number', 'opted_out', 'first_name', 'last_name', 'birthday', 'email', 'zip', 'city', 'created_at', 'updated_at'] as const;
+export const CONTACT_COLUMNS = [
+  'id',
+  'number',
+  'opted_out',
+  'first_name',
+  'last_name',
+  'birthday',
+  'email',
+  'zip',
+  'city',
+  'created_at',
+  'updated_at',
+] as const;
 /** A stored contact without its derived ids (times in epoch seconds). */
 export type ContactFields = Pick<Row<'contacts'>, (typeof CONTACT_COLUMNS)[number]>;
 /** A stored contact with its derived group and custom field ids, each ascending. */
 export type ContactRow = ContactFields & { group_ids: number[]; custom_field_ids: number[] };
 
-/** BirthDay of a contact with none stored (spec "Contact"); the SQL-built pages write the same. */
+/** BirthDay of a contact with none stored (API.md §9.4); the SQL-built pages write the same. */
 export const NO_BIRTHDAY = '0000-00-00';
 
-/** Spec "Contact". */
+/** API.md §9.4. */
 export const ContactRecordSchema = Type.Object({
   Id: Int(),
   Number: Str(),
@@ -49,9 +61,9 @@ export const contactRecord =
     CustomFieldIds: r.custom_field_ids,
   });
 
-/** contacts/import: one failed row, its first error (API-EXTENSIONS §2). */
+/** contacts/import: one failed row, its first error (API.md §10.2). */
 export const ImportErrorSchema = Type.Object({ Line: Int(), Field: Str(), Message: Str() });
-/** contacts/import reply (API-EXTENSIONS §2): `{"Created":n,"Updated":n,"Failed":n,"Errors":[…]}`. */
+/** contacts/import reply (API.md §10.2): `{"Created":n,"Updated":n,"Failed":n,"Errors":[…]}`. */
 export const ImportReportSchema = Type.Object({
   Created: Int(),
   Updated: Int(),
@@ -70,5 +82,7 @@ export const ContactBodySchema = Type.Object({
   Zip: Type.Optional(Type.String({ maxLength: 32 })),
   BirthDay: Type.Optional(Type.Union([Type.String({ description: 'YYYY-MM-DD; "" or null clears it' }), Type.Null()])),
   OptedOut: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 1 }), Type.String()])),
-  GroupIds: Type.Optional(Type.Array(Type.Union([Type.Integer(), Type.String()]), { description: "the account's group ids; replaces the memberships" })),
+  GroupIds: Type.Optional(
+    Type.Array(Type.Union([Type.Integer(), Type.String()]), { description: "the account's group ids; replaces the memberships" }),
+  ),
 });

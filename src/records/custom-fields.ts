@@ -13,7 +13,7 @@ export const CUSTOM_FIELD_COLUMNS = ['id', 'name', 'created_at', 'updated_at'] a
 /** A stored custom field with all its entries. */
 export type CustomFieldRow = Pick<Row<'custom_fields'>, (typeof CUSTOM_FIELD_COLUMNS)[number]> & { entries: EntryRow[] };
 
-/** Spec "Custom field value (entry)". */
+/** API.md §9.7. */
 export const CustomFieldValueRecordSchema = Type.Object({
   Id: Int(),
   CustomFieldId: Int(),
@@ -24,7 +24,7 @@ export const CustomFieldValueRecordSchema = Type.Object({
 });
 export type CustomFieldValueRecord = Static<typeof CustomFieldValueRecordSchema>;
 
-/** Spec "Custom field"; `Value` holds the field's entries. */
+/** API.md §9.6; `Value` holds the field's entries. */
 export const CustomFieldRecordSchema = Type.Object({
   Id: Int(),
   Name: Str(),
@@ -60,7 +60,7 @@ export const customFieldRecord = (time: TimeFormat) => {
 
 /**
  * Body of custom-contact-fields-entry/create and /update (documentation; the checks are the
- * domain's rules, API-EXTENSIONS §4 and the spec's update): `frfield`, `frcontact`, `fvalue`.
+ * domain's rules, API.md §10.4 and API.md's update): `frfield`, `frcontact`, `fvalue`.
  */
 export const EntryBodySchema = Type.Object({
   frfield: IntOrString('custom field id'),

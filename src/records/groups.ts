@@ -8,7 +8,7 @@ export const GROUP_COLUMNS = ['id', 'name', 'note', 'keyword_id', 'parent_id', '
 /** A stored group with its member contact ids, ascending (times in epoch seconds). */
 export type GroupRow = Pick<Row<'groups'>, (typeof GROUP_COLUMNS)[number]> & { member_ids: number[] };
 
-/** Spec "Group". */
+/** API.md §9.5. */
 export const GroupRecordSchema = Type.Object({
   Id: Int(),
   Name: Str(),
@@ -21,7 +21,7 @@ export const GroupRecordSchema = Type.Object({
 });
 export type GroupRecord = Static<typeof GroupRecordSchema>;
 
-/** Maps a stored group to the spec's Group record (fields in the spec's order; 0 for no keyword or parent). */
+/** Maps a stored group to API.md's Group record (fields in API.md's order; 0 for no keyword or parent). */
 export const groupRecord =
   (time: TimeFormat) =>
   (r: GroupRow): GroupRecord => ({
@@ -35,7 +35,7 @@ export const groupRecord =
     PhoneNumberIds: r.member_ids,
   });
 
-/** API-EXTENSIONS §3 `create` and `update` bodies: the update's fields plus the two references. */
+/** API.md §10.3 `create` and `update` bodies: the update's fields plus the two references. */
 export const GroupWriteBodySchema = Type.Object({
   fname: Type.String({ minLength: 3, maxLength: 255 }),
   fnote: Type.Optional(Type.String({ minLength: 3, maxLength: 255 })),
@@ -43,7 +43,7 @@ export const GroupWriteBodySchema = Type.Object({
   ParentId: Type.Optional(IntOrString('a group of the account, or 0 for none; not the group itself nor one below it')),
 });
 
-/** API-EXTENSIONS §3 `add-contacts` / `remove-contacts` body. */
+/** API.md §10.3 `add-contacts` / `remove-contacts` body. */
 export const GroupMembersBodySchema = Type.Object({
   PhoneNumberIds: Type.Array(IntOrString(), { minItems: 1, maxItems: 1000, description: "1 to 1,000 of the account's contact ids" }),
 });

@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { extname } from 'node:path';
 import type { TimeFormat } from '../lib/time.ts';
 import * as contacts from './contacts.ts';
 import * as credits from './credits.ts';
@@ -18,11 +20,26 @@ import * as webhooks from './webhooks.ts';
  */
 export { contacts, credits, customFields, groups, keywords, media, messages, numbers, scheduledMessages, webhooks };
 
+// The modules of this folder that hold no resource's record: the shared primitives, the status
+// vocabularies, and this index.
+const SHARED_MODULES = new Set(['common', 'index', 'statuses']);
+const MODULE_EXT = extname(new URL(import.meta.url).pathname);
+
 /**
- * Every record module, in the order of the OpenAPI document's components (src/http/openapi.ts
- * makes a component of each object schema they export). A new record module is added here.
+ * Every record module: each module of src/records but the shared ones, in file-name order (which
+ * is the order of the OpenAPI document's components: src/http/openapi.ts makes a component of
+ * each object schema they export). Discovered, not listed: a new resource's record module is
+ * in the document as soon as its file exists (docs/ARCHITECTURE.md, "Adding a resource"). Works
+ * from src/ (.ts, through tsx) and from dist/ (.js).
  */
-export const RECORD_MODULES: readonly Readonly<Record<string, unknown>>[] = [numbers, credits, scheduledMessages, contacts, groups, customFields, keywords, messages, media, webhooks];
+export const RECORD_MODULES: readonly Readonly<Record<string, unknown>>[] = await Promise.all(
+  readdirSync(new URL('.', import.meta.url))
+    .filter(
+      (file) => extname(file) === MODULE_EXT && !file.endsWith(`.d${MODULE_EXT}`) && !SHARED_MODULES.has(file.slice(0, -MODULE_EXT.length)),
+    )
+    .sort()
+    .map(async (file) => (await import(new URL(file, import.meta.url).href)) as Readonly<Record<string, unknown>>),
+);
 
 /** Every record mapper for one time zone: for the demo listing and tests (routes use their own). */
 export function recordMappers(time: TimeFormat) {

@@ -7,7 +7,7 @@ export const KEYWORD_RESERVATION_COLUMNS = ['id', 'keyword', 'number', 'autorepl
 /** A keyword reservation with the digits of its number. */
 export type KeywordReservationRow = Pick<Row<'keyword_reservations'>, (typeof KEYWORD_RESERVATION_COLUMNS)[number]>;
 
-/** Spec "Keyword reservation", JSON form. The XML form renames fields; see keywordReservationXml. */
+/** API.md §9.8, JSON form. The XML form renames fields; see keywordReservationXml. */
 export const KeywordReservationRecordSchema = Type.Object({
   Id: Int(),
   Keyword: Str(),
@@ -16,7 +16,7 @@ export const KeywordReservationRecordSchema = Type.Object({
 });
 export type KeywordReservationRecord = Static<typeof KeywordReservationRecordSchema>;
 
-/** A stored reservation as its JSON record (spec "Keyword reservation"). */
+/** A stored reservation as its JSON record (API.md §9.8). */
 export const keywordReservationRecord = (r: KeywordReservationRow): KeywordReservationRecord => ({
   Id: r.id,
   Keyword: r.keyword,
@@ -25,7 +25,7 @@ export const keywordReservationRecord = (r: KeywordReservationRow): KeywordReser
 });
 
 /**
- * Spec "Keyword reservation", XML form (docs/API.md §9.8): `Number` carries the keyword text and
+ * API.md §9.8, XML form (docs/API.md §9.8): `Number` carries the keyword text and
  * `ShortCode` the number. The OpenAPI document gives it to the XML responses of the operations
  * whose JSON responses hold KeywordReservationRecordSchema (a `<Record>XmlSchema` export is the
  * XML form of `<Record>RecordSchema`, src/http/openapi.ts).
@@ -48,7 +48,7 @@ export function keywordReservationFor(format: 'json' | 'xml', r: KeywordReservat
   return format === 'xml' ? keywordReservationXml(r) : r;
 }
 
-/** `keyword/check` (API-EXTENSIONS §5): the Keyword as sent, the Number as an integer, and whether it is free. */
+/** `keyword/check` (API.md §10.5): the Keyword as sent, the Number as an integer, and whether it is free. */
 export const KeywordAvailabilitySchema = Type.Object({
   Keyword: Str(),
   Number: Int(),

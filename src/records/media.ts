@@ -13,7 +13,7 @@ export const MMS_TEMPLATE_COLUMNS = ['id', 'name', 'subject', 'message', 'create
 /** A stored MMS template with its MediaIds in the order sent. */
 export type MmsTemplateRow = Pick<Row<'mms_templates'>, (typeof MMS_TEMPLATE_COLUMNS)[number]> & { media_ids: number[] };
 
-/** API-EXTENSIONS §9 media record. */
+/** API.md §10.7 media record. */
 export const MediaRecordSchema = Type.Object({
   Id: Int(),
   FileName: Str(),
@@ -25,7 +25,7 @@ export const MediaRecordSchema = Type.Object({
 });
 export type MediaRecord = Static<typeof MediaRecordSchema>;
 
-/** Maps a stored media to its record (§9 field order). */
+/** Maps a stored media to its record (API.md §10.7 field order). */
 export const mediaRecord =
   (time: TimeFormat) =>
   (r: MediaRow): MediaRecord => ({
@@ -38,7 +38,7 @@ export const mediaRecord =
     DateCreated: time.dateTime(r.created_at),
   });
 
-/** API-EXTENSIONS §9 MMS template record. */
+/** API.md §10.7 MMS template record. */
 export const MmsTemplateRecordSchema = Type.Object({
   Id: Int(),
   Name: Str(),
@@ -50,7 +50,7 @@ export const MmsTemplateRecordSchema = Type.Object({
 });
 export type MmsTemplateRecord = Static<typeof MmsTemplateRecordSchema>;
 
-/** Maps a stored template to its record (§9 field order). */
+/** Maps a stored template to its record (API.md §10.7 field order). */
 export const mmsTemplateRecord =
   (time: TimeFormat) =>
   (r: MmsTemplateRow): MmsTemplateRecord => ({
@@ -63,7 +63,7 @@ export const mmsTemplateRecord =
     DateUpdated: time.dateTime(r.updated_at),
   });
 
-/** API-EXTENSIONS §9 template `create` body (`update`: MmsTemplateUpdateBodySchema). */
+/** API.md §10.7 template `create` body (`update`: MmsTemplateUpdateBodySchema). */
 export const MmsTemplateWriteBodySchema = Type.Object({
   Name: Type.String({ minLength: 3, maxLength: 64 }),
   Subject: Type.Optional(Type.String({ maxLength: 255 })),
@@ -71,10 +71,10 @@ export const MmsTemplateWriteBodySchema = Type.Object({
   MediaIds: Type.Array(IntOrString(), { minItems: 1, maxItems: 10, description: '1 to 10 media ids of the account' }),
 });
 
-/** API-EXTENSIONS §9 template `update` body: any of the `create` fields; only those sent change. */
+/** API.md §10.7 template `update` body: any of the `create` fields; only those sent change. */
 export const MmsTemplateUpdateBodySchema = Type.Partial(MmsTemplateWriteBodySchema);
 
-/** API-EXTENSIONS §9 `media/upload` body: multipart/form-data with the field `file`. */
+/** API.md §10.7 `media/upload` body: multipart/form-data with the field `file`. */
 export const MediaUploadBodySchema = Type.Object({
   file: Type.String({ format: 'binary', description: 'jpg, gif, bmp, png or tiff (by content), at most 70.00MB, not an animated GIF' }),
 });

@@ -33,7 +33,7 @@ export type BatchRow = Pick<Row<'batches'>, (typeof BATCH_COLUMNS)[number]>;
 /** An integer id, or `""` when none (BatchId, ScheduledMessageId). */
 const IdOrEmpty = () => Type.Unsafe<number | ''>({ type: ['integer', 'string'] });
 
-/** API-EXTENSIONS §6 "Message record", fields in its order. */
+/** API.md §9.11, fields in its order. */
 export const MessageRecordSchema = Type.Object({
   Id: Int(),
   Direction: Str(),
@@ -55,7 +55,7 @@ export const MessageRecordSchema = Type.Object({
 });
 export type MessageRecord = Static<typeof MessageRecordSchema>;
 
-/** Maps a stored message to the Message record, times in the configured zone (CONVENTIONS §10). */
+/** Maps a stored message to the Message record, times in the configured zone (API.md §9). */
 export const messageRecord =
   (time: TimeFormat) =>
   (r: MessageRow): MessageRecord => ({
@@ -78,7 +78,7 @@ export const messageRecord =
     DateDelivered: r.delivered_at === null ? null : time.dateTime(Number(r.delivered_at)),
   });
 
-/** API-EXTENSIONS §6 Batch record (the reply of sms/send-group), fields in its order. */
+/** API.md §10.6 Batch record (the reply of sms/send-group), fields in its order. */
 export const BatchRecordSchema = Type.Object({
   Id: Int(),
   GroupId: Int(),
@@ -111,7 +111,7 @@ export const SendBodySchema = Type.Object({
   Message: Type.Optional(Type.String({ minLength: 1, maxLength: 1600, description: 'required for an SMS' })),
   MobilePhone: Type.Optional(Type.String({ description: 'recipient phone number in any common format (or PhoneNumberId)' })),
   PhoneNumberId: Type.Optional(IntOrString('recipient: a contact of the account (or MobilePhone)')),
-  Number: Type.Optional(IntOrString("an Active number of the account; default: its first Active number")),
+  Number: Type.Optional(IntOrString('an Active number of the account; default: its first Active number')),
   Type_Id: Type.Optional(IntOrString('1 SMS (default) or 2 MMS')),
   MmsTemplateId: Type.Optional(IntOrString('a template of the account, required for an MMS')),
 });
@@ -120,7 +120,7 @@ export const SendBodySchema = Type.Object({
 export const SendGroupBodySchema = Type.Object({
   GroupId: IntOrString('a group of the account; every member who has not opted out gets one message'),
   Message: Type.Optional(Type.String({ minLength: 1, maxLength: 1600, description: 'required for an SMS' })),
-  Number: Type.Optional(IntOrString("an Active number of the account; default: its first Active number")),
+  Number: Type.Optional(IntOrString('an Active number of the account; default: its first Active number')),
   Type_Id: Type.Optional(IntOrString('1 SMS (default) or 2 MMS')),
   MmsTemplateId: Type.Optional(IntOrString('a template of the account, required for an MMS')),
 });

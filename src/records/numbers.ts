@@ -9,7 +9,7 @@ export const NUMBER_COLUMNS = ['number', 'status_id', 'blocked_at'] as const;
 /** A stored account number (times in epoch seconds). */
 export type NumberRow = Pick<Row<'account_numbers'>, (typeof NUMBER_COLUMNS)[number]>;
 
-/** Spec "Number (account number record)". */
+/** API.md §9.2. */
 export const NumberRecordSchema = Type.Object({
   Number: Str(),
   Status_Id: Int(),
@@ -24,6 +24,6 @@ export const numberRecord =
     Number: r.number,
     Status_Id: r.status_id,
     Status_Description: NUMBER_STATUSES[r.status_id] ?? '',
-    // CONVENTIONS §10: null unless the number is blocked (301 or 302).
+    // API.md §9: null unless the number is blocked (301 or 302).
     Blocked_Date: (r.status_id === 301 || r.status_id === 302) && r.blocked_at !== null ? time.dateTime(r.blocked_at) : null,
   });

@@ -9,11 +9,20 @@ import { Int, IntOrString, Str } from './common.ts';
  * (src/store/repositories/messages.ts, SQL-built JSON included) and the scheduler's reads
  * (src/store/repositories/scheduled.ts) all select these.
  */
-export const SCHEDULED_MESSAGE_COLUMNS = ['id', 'mobile_phone', 'message', 'scheduled_at', 'status_id', 'type_id', 'mms_template_id', 'subject'] as const;
+export const SCHEDULED_MESSAGE_COLUMNS = [
+  'id',
+  'mobile_phone',
+  'message',
+  'scheduled_at',
+  'status_id',
+  'type_id',
+  'mms_template_id',
+  'subject',
+] as const;
 /** A stored scheduled message (times in epoch seconds). */
 export type ScheduledMessageRow = Pick<Row<'scheduled_messages'>, (typeof SCHEDULED_MESSAGE_COLUMNS)[number]>;
 
-/** Spec "Scheduled single message". */
+/** API.md §9.10. */
 export const ScheduledMessageRecordSchema = Type.Object({
   Id: Int(),
   MobilePhone: Str(),
@@ -23,7 +32,7 @@ export const ScheduledMessageRecordSchema = Type.Object({
   Status_Description: Str(),
   Type_Id: Int(),
   Type_Description: Str(),
-  // The template id of an MMS, '' for an SMS (CONVENTIONS §10).
+  // The template id of an MMS, '' for an SMS (API.md §9).
   MmsTemplateId: Type.Unsafe<number | ''>({ type: ['integer', 'string'] }),
   Subject: Str(),
 });
@@ -45,7 +54,7 @@ export const scheduledMessageRecord =
   });
 
 /**
- * Body fields of sms/schedule and sms/update-scheduled (API-EXTENSIONS §6; documentation: the
+ * Body fields of sms/schedule and sms/update-scheduled (API.md §10.6; documentation: the
  * checks and their messages are the domain's rules, src/domain/scheduled.ts). On update every
  * field is optional and only those sent change.
  */

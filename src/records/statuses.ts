@@ -1,9 +1,9 @@
 /**
- * The spec's status and type tables ("Number status", "Scheduled message status", "Type values"):
+ * API.md's status and type tables ("Number status", "Scheduled message status", "Type values"):
  * the domain's vocabulary, rendered into records by src/records.
  */
 
-/** Spec "Number status". */
+/** API.md §9.2. */
 export const NUMBER_STATUSES: Readonly<Record<number, string>> = {
   0: 'Active',
   1: 'Inactive',
@@ -12,18 +12,18 @@ export const NUMBER_STATUSES: Readonly<Record<number, string>> = {
 };
 export const NUMBER_STATUS_ACTIVE = 0;
 
-/** Spec "Scheduled message status". */
+/** API.md §9.10. */
 export const MESSAGE_STATUSES: Readonly<Record<number, string>> = {
   1: 'Pending',
   2: 'Action Required',
   3: 'Approved and Scheduled',
 };
 
-/** Spec "Type values". */
+/** API.md §9. */
 export const MESSAGE_TYPES: Readonly<Record<number, string>> = { 1: 'SMS', 2: 'MMS' };
 export const MESSAGE_TYPE_MMS = 2;
 
-/** API-EXTENSIONS §6 "Message record" Status_Id → Status_Description (the message log). */
+/** API.md §9.11 Status_Id → Status_Description (the message log). */
 export const LOG_STATUSES: Readonly<Record<number, string>> = {
   1: 'Queued',
   2: 'Sent',
@@ -33,10 +33,10 @@ export const LOG_STATUSES: Readonly<Record<number, string>> = {
   6: 'Rejected',
   7: 'Received',
 };
-/** Log statuses by name (API-EXTENSIONS §6). */
+/** Log statuses by name (API.md §10.6). */
 export const LOG_STATUS = Object.freeze({ QUEUED: 1, SENT: 2, DELIVERED: 3, UNDELIVERED: 4, FAILED: 5, REJECTED: 6, RECEIVED: 7 } as const);
 
-/** API-EXTENSIONS §6 "Message record" Direction, as stored (1, 2) and shown. */
+/** API.md §9.11 Direction, as stored (1, 2) and shown. */
 export const DIRECTIONS: Readonly<Record<number, 'Outbound' | 'Inbound'>> = { 1: 'Outbound', 2: 'Inbound' };
 export const DIRECTION_OUTBOUND = 1;
 export const DIRECTION_INBOUND = 2;

@@ -20,7 +20,7 @@ export function webhookEvents(row: Pick<WebhookRow, 'events'>): string[] {
   }
 }
 
-/** API-EXTENSIONS §10 Webhook record, fields in its order. */
+/** API.md §10.8 Webhook record, fields in its order. */
 export const WebhookRecordSchema = Type.Object({
   Id: Int(),
   Url: Str(),
@@ -31,10 +31,10 @@ export const WebhookRecordSchema = Type.Object({
 });
 export type WebhookRecord = Static<typeof WebhookRecordSchema>;
 
-/** The reply to webhooks/create alone: the record plus `Secret`, its last field (§10). */
+/** The reply to webhooks/create alone: the record plus `Secret`, its last field (API.md §12.3). */
 export const CreatedWebhookRecordSchema = Type.Object({ ...WebhookRecordSchema.properties, Secret: Str() });
 
-/** Maps a stored webhook to its Webhook record (docs/API.md §9 "Webhook"), times in the configured zone. */
+/** Maps a stored webhook to its Webhook record (API.md §9.16), times in the configured zone. */
 export const webhookRecord =
   (time: TimeFormat) =>
   (r: WebhookRow): WebhookRecord => ({
@@ -47,11 +47,24 @@ export const webhookRecord =
   });
 
 /** The columns of `webhook_deliveries` a Delivery record (and the account's reads of one) select. */
-export const DELIVERY_COLUMNS = ['id', 'account_id', 'webhook_id', 'event', 'msg_id', 'payload', 'status', 'attempts', 'last_status_code', 'last_error', 'created_at', 'updated_at'] as const;
+export const DELIVERY_COLUMNS = [
+  'id',
+  'account_id',
+  'webhook_id',
+  'event',
+  'msg_id',
+  'payload',
+  'status',
+  'attempts',
+  'last_status_code',
+  'last_error',
+  'created_at',
+  'updated_at',
+] as const;
 /** A stored delivery of the outbox (times in epoch seconds). */
 export type DeliveryRow = Pick<Row<'webhook_deliveries'>, (typeof DELIVERY_COLUMNS)[number]>;
 
-/** API-EXTENSIONS §10 Delivery record, fields in its order. */
+/** API.md §10.8 Delivery record, fields in its order. */
 export const DeliveryRecordSchema = Type.Object({
   Id: Int(),
   WebhookId: Int(),
@@ -65,7 +78,7 @@ export const DeliveryRecordSchema = Type.Object({
 });
 export type DeliveryRecord = Static<typeof DeliveryRecordSchema>;
 
-/** Maps a stored delivery to its Delivery record (docs/API.md §9 "Webhook delivery"), times in the configured zone. */
+/** Maps a stored delivery to its Delivery record (API.md §9.17), times in the configured zone. */
 export const deliveryRecord =
   (time: TimeFormat) =>
   (r: DeliveryRow): DeliveryRecord => ({
@@ -83,7 +96,7 @@ export const deliveryRecord =
 /** Body of webhooks/create and webhooks/update (documentation; the checks are src/domain/webhooks.ts). */
 export const WebhookBodySchema = Type.Object({
   Url: Type.Optional(Type.String({ description: 'absolute http or https URL, at most 2,048 characters; required on create' })),
-  Events: Type.Optional(Type.Array(Type.String(), { description: 'event names (API-EXTENSIONS §10); required on create' })),
+  Events: Type.Optional(Type.Array(Type.String(), { description: 'event names (API.md §12.1); required on create' })),
   Active: Type.Optional(Type.Union([Type.Integer(), Type.String()], { description: '0 or 1, default 1' })),
 });
 
@@ -130,7 +143,7 @@ export class UnknownPayloadVersionError extends Error {
 }
 
 /**
- * The POST body of a stored event (docs/API.md §12 "Request"): `{"type","timestamp","data"}`,
+ * The POST body of a stored event (API.md §12.2): `{"type","timestamp","data"}`,
  * `timestamp` ISO 8601 UTC to the second, `data` the record in its JSON form with times in `time`'s
  * zone, U+2028 and U+2029 escaped as in every JSON body of the service.
  * @throws UnknownPayloadVersionError for a `v` other than 1 (or absent, which is 1); SyntaxError
@@ -153,6 +166,8 @@ function bodyV1(e: StoredEventV1, time: TimeFormat): string {
       ? contactRecord(time)(e.data as ContactRow)
       : scheduledMessageRecord(time)(e.data as ScheduledMessageRow);
   const timestamp = new Date(e.at * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  // CONVENTIONS §11: U+2028 and U+2029 escaped, as every JSON body of the service.
-  return JSON.stringify({ type: e.type, timestamp, data }).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  // API.md §2.2: U+2028 and U+2029 escaped, as every JSON body of the service.
+  return JSON.stringify({ type: e.type, timestamp, data })
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }

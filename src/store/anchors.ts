@@ -2,7 +2,7 @@ import { boundCount, prepareQuery } from './prepared.ts';
 import type { Db } from './types.ts';
 
 /**
- * Page anchors for deep pages of a list in id order (CONVENTIONS §7 pagination by `page` and
+ * Page anchors for deep pages of a list in id order (API.md §5 pagination by `page` and
  * `per-page`): the ids at positions 0, ANCHOR_STEP, 2 × ANCHOR_STEP, … of one account's rows. A
  * page far into the list then starts from the nearest anchor at or before its offset
  * (`id >= anchor … OFFSET < ANCHOR_STEP`) instead of stepping over `offset` index entries, so a
@@ -38,7 +38,9 @@ interface Anchors {
  *   a transaction, or an offset past the last anchor).
  */
 export function createAnchors(table: AnchoredTable, version: (db: Db, accountId: number) => Promise<number>) {
-  const firstId = prepareQuery((db, accountId: number) => db.selectFrom(table).select('id').where('account_id', '=', accountId).orderBy('id').limit(boundCount(1)));
+  const firstId = prepareQuery((db, accountId: number) =>
+    db.selectFrom(table).select('id').where('account_id', '=', accountId).orderBy('id').limit(boundCount(1)),
+  );
   const nextAnchor = prepareQuery((db, accountId: number, afterId: number) =>
     db
       .selectFrom(table)
@@ -65,7 +67,7 @@ export function createAnchors(table: AnchoredTable, version: (db: Db, accountId:
     // Inside a transaction the rows may differ from what any cached anchor saw.
     if (offset < ANCHOR_STEP || db.isTransaction) return undefined;
     let byAccount = cache.get(db);
-    if (!byAccount) cache.set(db, (byAccount = new Map()));
+    if (!byAccount) cache.set(db, (byAccount = new Map<number, Anchors>()));
     const current = await version(db, accountId);
     let anchors = byAccount.get(accountId);
     if (!anchors || anchors.version !== current) {

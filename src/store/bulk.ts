@@ -16,7 +16,8 @@ import type { Db } from './types.ts';
  */
 
 /** Tables the generator fills in bulk. */
-export type BulkTable = 'contacts' | 'groups' | 'group_members' | 'custom_fields' | 'custom_field_entries' | 'scheduled_messages' | 'messages';
+export type BulkTable =
+  'contacts' | 'groups' | 'group_members' | 'custom_fields' | 'custom_field_entries' | 'scheduled_messages' | 'messages';
 
 type Row<T extends BulkTable> = Insertable<Database[T]>;
 
@@ -79,21 +80,23 @@ function sqliteWriter(db: Db, sqlite: SQLite.Database): BulkWriter {
   }
 
   return {
-    async insert(table, rows) {
+    // better-sqlite3 writes synchronously; the promise is the BulkWriter's shape (callers await it).
+    insert(table, rows) {
       const size = batchSize(Object.keys(rows[0] ?? {}).length);
       for (const batch of chunks(rows as readonly Record<string, unknown>[], size)) {
         const shape = shapeFor(table, batch, []);
         shape.statement.run(...flatten(batch, shape.columns));
       }
+      return Promise.resolve();
     },
-    async insertReturning(table, rows, columns) {
+    insertReturning(table, rows, columns) {
       const size = batchSize(Object.keys(rows[0] ?? {}).length);
       const out: never[] = [];
       for (const batch of chunks(rows as readonly Record<string, unknown>[], size)) {
         const shape = shapeFor(table, batch, columns);
         for (const r of shape.statement.all(...flatten(batch, shape.columns))) out.push(r as never);
       }
-      return out;
+      return Promise.resolve(out);
     },
   };
 }
@@ -102,13 +105,17 @@ function kyselyWriter(db: Db): BulkWriter {
   return {
     async insert(table, rows) {
       const size = batchSize(Object.keys(rows[0] ?? {}).length);
-      for (const batch of chunks(rows, size)) await db.insertInto(table).values(batch as never).execute();
+      for (const batch of chunks(rows, size)) await db.insertInto(table).values(batch).execute();
     },
     async insertReturning(table, rows, columns) {
       const size = batchSize(Object.keys(rows[0] ?? {}).length);
       const out: never[] = [];
       for (const batch of chunks(rows, size)) {
-        const res = await db.insertInto(table).values(batch as never).returning(columns as never).execute();
+        const res = await db
+          .insertInto(table)
+          .values(batch as never)
+          .returning(columns as never)
+          .execute();
         for (const r of res) out.push(r as never);
       }
       return out;

@@ -2,13 +2,12 @@ import { sql } from 'kysely';
 import { isPostgres, prepareQuery } from './prepared.ts';
 import type { Db } from './types.ts';
 
-
 /** Tables of leased work: `due_at` (epoch ms) says when a row is due, `lease_token` who holds it. */
 export type LeasedTable = 'messages' | 'scheduled_messages' | 'webhook_deliveries';
 
 /**
  * The claim of the background workers (the dispatcher, the scheduler, the webhook deliverer;
- * API-EXTENSIONS §8): up to `limit` rows with `due_at <= now`, oldest due first, leased to `token`
+ * API.md §11.2): up to `limit` rows with `due_at <= now`, oldest due first, leased to `token`
  * until `leaseUntil` (their `due_at` becomes the lease's end, so a worker that dies leaves them due
  * again then), in ONE autocommit statement per store, committed on return: PostgreSQL picks the
  * rows `FOR UPDATE SKIP LOCKED` (rows another worker is claiming are skipped), SQLite runs one

@@ -1,5 +1,5 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { dirname, extname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import type Pg from 'pg';
@@ -10,15 +10,6 @@ import { sqliteStatementFor, translatePgErrors } from './driver-errors.ts';
 import type { Database } from './tables.ts';
 import type { Dialect } from './dialect.ts';
 import type { Db } from './types.ts';
-import { initialMigration } from './migrations/001_initial.ts';
-import { listTotalsMigration } from './migrations/002_list_totals.ts';
-import { extensionsMigration } from './migrations/003_extensions.ts';
-import { messagesMigration } from './migrations/004_messages.ts';
-import { contactTotalsMigration } from './migrations/008_contact_totals.ts';
-import { scheduledMigration } from './migrations/005_scheduled.ts';
-import { inboundMigration } from './migrations/006_inbound.ts';
-import { mediaMigration } from './migrations/009_media.ts';
-import { webhooksMigration } from './migrations/010_webhooks.ts';
 
 export type { Dialect } from './dialect.ts';
 
@@ -51,7 +42,7 @@ export function sqliteHandle(db: object): SQLite.Database | undefined {
  */
 export function cachedStatement(sqlite: SQLite.Database, sql: string): SQLite.Statement {
   let cache = statementCaches.get(sqlite);
-  if (!cache) statementCaches.set(sqlite, (cache = new Map()));
+  if (!cache) statementCaches.set(sqlite, (cache = new Map<string, SQLite.Statement>()));
   const cached = cache.get(sql);
   if (cached && !cached.busy) return cached;
   const statement = sqlite.prepare(sql);
@@ -160,18 +151,35 @@ export function openStore(config: DatabaseConfig): Store {
   };
 }
 
-function migrations(dialect: Dialect): Record<string, Migration> {
-  return {
-    '001_initial': initialMigration(dialect),
-    '002_list_totals': listTotalsMigration(dialect),
-    '003_extensions': extensionsMigration(dialect),
-    '004_messages': messagesMigration(dialect),
-    '005_scheduled': scheduledMigration(dialect),
-    '006_inbound': inboundMigration(dialect),
-    '008_contact_totals': contactTotalsMigration(dialect),
-    '009_media': mediaMigration(dialect),
-    '010_webhooks': webhooksMigration(dialect),
-  };
+// The migrations folder beside this module: src/store/migrations/*.ts under tsx, dist/store/migrations/*.js
+// once built (`npm run build` keeps the tree and rewrites the extensions).
+const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
+const MODULE_EXT = extname(new URL(import.meta.url).pathname);
+const MIGRATION_FILE = /^\d{3}_[a-z0-9_]+$/;
+
+/**
+ * Every migration of src/store/migrations, by name: a file `NNN_name.ts` is migration `NNN_name`
+ * (the name the database records in `kysely_migration`, so it must never change once released).
+ * Kysely applies pending ones in name order. Each file exports exactly one function,
+ * `(dialect) => { up(db), down?(db) }`; a new migration is a new file, listed nowhere else
+ * (docs/ARCHITECTURE.md, "Adding a resource").
+ * @throws Error when a migration file does not export exactly one function.
+ */
+async function migrations(dialect: Dialect): Promise<Record<string, Migration>> {
+  const names = readdirSync(MIGRATIONS_DIR)
+    .filter((file) => extname(file) === MODULE_EXT && MIGRATION_FILE.test(file.slice(0, -MODULE_EXT.length)))
+    .map((file) => file.slice(0, -MODULE_EXT.length))
+    .sort();
+  const out: Record<string, Migration> = {};
+  for (const name of names) {
+    const mod = (await import(new URL(`${name}${MODULE_EXT}`, MIGRATIONS_DIR).href)) as Record<string, unknown>;
+    const factories = Object.values(mod).filter((value) => typeof value === 'function');
+    if (factories.length !== 1) {
+      throw new Error(`src/store/migrations/${name}: export exactly one function (dialect) => Migration, found ${factories.length}`);
+    }
+    out[name] = (factories[0] as (dialect: Dialect) => Migration)(dialect);
+  }
+  return out;
 }
 
 /**
@@ -179,10 +187,11 @@ function migrations(dialect: Dialect): Record<string, Migration> {
  * @throws the migration's error when one fails (the failed migration is rolled back).
  */
 export async function migrateToLatest(store: Store): Promise<string[]> {
-  const provider: MigrationProvider = { getMigrations: async () => migrations(store.dialect) };
+  const provider: MigrationProvider = { getMigrations: () => migrations(store.dialect) };
   const migrator = new Migrator({ db: store.db, provider });
   const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
+  // A migration may throw anything; what is no Error becomes one with its text.
+  if (error) throw error instanceof Error ? error : new Error(`${error as string}`);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 

@@ -49,11 +49,20 @@ export function isUniqueViolation(err: unknown): boolean {
 }
 
 const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH',
-  '57P01', '57P02', '57P03', // admin_shutdown, crash_shutdown, cannot_connect_now
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  '57P01',
+  '57P02',
+  '57P03', // admin_shutdown, crash_shutdown, cannot_connect_now
   '57014', // query_canceled: statement_timeout fired
   '53300', // too_many_connections
-  'SQLITE_BUSY', 'SQLITE_LOCKED',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
 ]);
 
 /**
@@ -65,5 +74,7 @@ export function isStoreUnavailable(err: unknown): boolean {
   if (!e) return false;
   if (typeof e.code === 'string' && (UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
   const message = typeof e.message === 'string' ? e.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection timeout|Client has encountered a connection error/i.test(message);
+  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection timeout|Client has encountered a connection error/i.test(
+    message,
+  );
 }

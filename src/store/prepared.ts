@@ -24,11 +24,12 @@ import type { Db } from './types.ts';
 // Statements in pluck mode (first column only) and in raw mode (rows as arrays), apart from the
 // shared cache that Kysely also uses.
 const pluckCaches = new WeakMap<SQLite.Database, Map<string, SQLite.Statement>>();
-const rawCaches = new WeakMap<SQLite.Database, Map<string, { statement: SQLite.Statement; toRow: (values: unknown[]) => unknown }>>();
+type RawEntry = { statement: SQLite.Statement; toRow: (values: unknown[]) => unknown };
+const rawCaches = new WeakMap<SQLite.Database, Map<string, RawEntry>>();
 
 function pluckStatement(sqlite: SQLite.Database, sql: string): SQLite.Statement {
   let cache = pluckCaches.get(sqlite);
-  if (!cache) pluckCaches.set(sqlite, (cache = new Map()));
+  if (!cache) pluckCaches.set(sqlite, (cache = new Map<string, SQLite.Statement>()));
   const cached = cache.get(sql);
   if (cached && !cached.busy) return cached;
   const statement = sqlite.prepare(sql).pluck();
@@ -43,7 +44,7 @@ function pluckStatement(sqlite: SQLite.Database, sql: string): SQLite.Statement 
  */
 function allRows(sqlite: SQLite.Database, sql: string, params: unknown[]): unknown[] {
   let cache = rawCaches.get(sqlite);
-  if (!cache) rawCaches.set(sqlite, (cache = new Map()));
+  if (!cache) rawCaches.set(sqlite, (cache = new Map<string, RawEntry>()));
   let entry = cache.get(sql);
   if (!entry || entry.statement.busy) {
     const statement = sqlite.prepare(sql);
@@ -51,7 +52,10 @@ function allRows(sqlite: SQLite.Database, sql: string, params: unknown[]): unkno
     // Only plain, distinct column names take the fast path.
     if (new Set(names).size !== names.length || names.includes('__proto__')) return cachedStatement(sqlite, sql).all(params);
     statement.raw(true);
-    const toRow = new Function('v', `return {${names.map((n, i) => `${JSON.stringify(n)}: v[${i}]`).join(', ')}};`) as (values: unknown[]) => unknown;
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- one compiled object literal per row shape; the names are JSON-quoted
+    const toRow = new Function('v', `return {${names.map((n, i) => `${JSON.stringify(n)}: v[${i}]`).join(', ')}};`) as (
+      values: unknown[],
+    ) => unknown;
     entry = { statement, toRow };
     if (!cache.has(sql)) cache.set(sql, entry);
   }
@@ -153,7 +157,7 @@ export function prepareQuery<A extends unknown[], R>(build: (db: Kysely<Database
     let c = byAdapter.get(adapter);
     if (!c) {
       const placeholders = Array.from({ length: build.length - 1 }, (_, i) => new Placeholder(i)) as unknown as A;
-      const compiled = build(db as Kysely<Database>, ...placeholders).compile();
+      const compiled = build(db, ...placeholders).compile();
       c = { compiled, sql: compiled.sql, slots: [...compiled.parameters] };
       byAdapter.set(adapter, c);
     }
@@ -170,7 +174,7 @@ export function prepareQuery<A extends unknown[], R>(build: (db: Kysely<Database
   }
 
   async function viaKysely(db: Db, c: Compiled, params: unknown[]) {
-    return db.executeQuery<R>({ ...c.compiled, parameters: params } as CompiledQuery<R>);
+    return db.executeQuery<R>({ ...c.compiled, parameters: params });
   }
 
   return {

@@ -24,7 +24,7 @@ export interface CreditBalancesTable {
 export interface ApiTokensTable {
   id: Id;
   account_id: number;
-  /** SHA-256 of the token, lowercase hex. The token itself is never stored (CONVENTIONS §9). */
+  /** SHA-256 of the token, lowercase hex. The token itself is never stored (API.md §1.2). */
   token_hash: string;
   label: string;
   created_at: Epoch;
@@ -36,7 +36,7 @@ export interface AccountNumbersTable {
   account_id: number;
   /** Digits only: a short code (e.g. `12345`) or a long number in E.164 without `+`. */
   number: string;
-  /** Spec "Number status": 0 Active, 1 Inactive, 301 Temporarily blocked., 302 Permanently blocked. */
+  /** API.md §9.2: 0 Active, 1 Inactive, 301 Temporarily blocked., 302 Permanently blocked. */
   status_id: number;
   blocked_at: ColumnType<Epoch | null, Epoch | null | undefined, Epoch | null>;
   created_at: Epoch;
@@ -104,14 +104,14 @@ export interface ScheduledMessagesTable {
   mobile_phone: string;
   message: string;
   scheduled_at: Epoch;
-  /** Spec "Scheduled message status": 1 Pending, 2 Action Required, 3 Approved and Scheduled. */
+  /** API.md §9.10: 1 Pending, 2 Action Required, 3 Approved and Scheduled. */
   status_id: number;
   /** 1 SMS, 2 MMS. */
   type_id: number;
   mms_template_id: number | null;
   subject: string;
   created_at: Epoch;
-  // Migration 005 (API-EXTENSIONS §6 status life; src/dispatch/scheduler.ts), never shown.
+  // Migration 005 (API.md §11.7 status life; src/dispatch/scheduler.ts), never shown.
   /** Digits of the account number it goes from; '' on rows the service never managed. */
   number: Generated<string>;
   /** Credits debited while Approved (0 while Pending or Action Required); NULL: a row the service never managed (demo, generator, older data). */
@@ -140,7 +140,7 @@ export interface KeywordReservationsTable {
 export interface IdempotencyKeysTable {
   account_id: number;
   key: string;
-  /** SHA-256 of method, path, query less access_token, and body (API-EXTENSIONS §1). */
+  /** SHA-256 of method, path, query less access_token, and body (API.md §7). */
   fingerprint: string;
   /** null while the first request is running. */
   response_status: number | null;
@@ -150,7 +150,7 @@ export interface IdempotencyKeysTable {
   expires_at: Epoch;
 }
 
-/** One `sms/send-group` (API-EXTENSIONS §6 Batch record), migration 004. */
+/** One `sms/send-group` (API.md §10.6 Batch record), migration 004. */
 export interface BatchesTable {
   id: Id;
   account_id: number;
@@ -165,7 +165,7 @@ export interface BatchesTable {
   created_at: Epoch;
 }
 
-/** The message log (API-EXTENSIONS §6 Message record) and its dispatch state (§8), migration 004. */
+/** The message log (API.md §10.6 Message record) and its dispatch state (API.md §11.2), migration 004. */
 export interface MessagesTable {
   id: Id;
   account_id: number;
@@ -188,13 +188,17 @@ export interface MessagesTable {
   created_at: Epoch;
   sent_at: Epoch | null;
   delivered_at: Epoch | null;
-  /** 1 for the §7 confirmations, which go to opted-out numbers. */
+  /** 1 for the API.md §11.6 confirmations, which go to opted-out numbers. */
   opt_out_exempt: Generated<number>;
   /** Epoch ms when a dispatcher takes it next (queued: due; sending: lease end); NULL otherwise. */
   due_at: number | null;
   /** Set while a dispatcher holds it (`sending`). */
   lease_token: string | null;
   attempts: Generated<number>;
+  /** The configured name of the carrier that took it (API.md §14.1), migration 011; NULL before. */
+  carrier: string | null;
+  /** An outbound MMS's template (API.md §10.7), for the carrier's media; NULL otherwise (migration 011). */
+  mms_template_id: number | null;
   carrier_message_id: string | null;
   /** A receipt the carrier announced at submit: its status (3 or 4), error code and due time (epoch ms). */
   receipt_status: number | null;
@@ -214,7 +218,7 @@ export interface ListTotalsTable {
   contacts_version: Generated<number>;
 }
 
-/** API-EXTENSIONS §9 media (migration 009): the record fields; the bytes are in media_chunks. */
+/** API.md §10.7 media (migration 009): the record fields; the bytes are in media_chunks. */
 export interface MediaTable {
   id: Id;
   account_id: number;
@@ -228,7 +232,7 @@ export interface MediaTable {
   created_at: Epoch;
 }
 
-/** API-EXTENSIONS §9: the bytes of a media, in order from seq 0. */
+/** API.md §10.7: the bytes of a media, in order from seq 0. */
 export interface MediaChunksTable {
   account_id: number;
   media_id: number;
@@ -236,7 +240,7 @@ export interface MediaChunksTable {
   data: Buffer;
 }
 
-/** API-EXTENSIONS §9 MMS templates (migration 009). */
+/** API.md §10.7 MMS templates (migration 009). */
 export interface MmsTemplatesTable {
   id: Id;
   account_id: number;
@@ -247,7 +251,7 @@ export interface MmsTemplatesTable {
   updated_at: Epoch;
 }
 
-/** API-EXTENSIONS §9 a template's MediaIds, in the order sent. */
+/** API.md §10.7 a template's MediaIds, in the order sent. */
 export interface MmsTemplateMediaTable {
   account_id: number;
   template_id: number;
@@ -277,6 +281,8 @@ export interface Database {
   mms_template_media: MmsTemplateMediaTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  carrier_receipts_pending: CarrierReceiptsPendingTable;
+  carrier_inbound: CarrierInboundTable;
 }
 
 /**
@@ -286,7 +292,7 @@ export interface Database {
  */
 export type Row<T extends keyof Database> = Selectable<Database[T]>;
 
-/** API-EXTENSIONS §10 webhook endpoints (migration 010). */
+/** API.md §12 webhook endpoints (migration 010). */
 export interface WebhooksTable {
   id: Id;
   account_id: number;
@@ -300,7 +306,7 @@ export interface WebhooksTable {
   updated_at: Epoch;
 }
 
-/** API-EXTENSIONS §10 deliveries: the outbox of events, one row per (event, webhook) (migration 010). */
+/** API.md §12.1 deliveries: the outbox of events, one row per (event, webhook) (migration 010). */
 export interface WebhookDeliveriesTable {
   id: Id;
   account_id: number;
@@ -319,6 +325,31 @@ export interface WebhookDeliveriesTable {
   /** Epoch ms when the delivery loop takes it next (claimed: the lease's end); NULL once ended. */
   due_at: number | null;
   lease_token: string | null;
+}
+
+/**
+ * API.md §14.1: a carrier's receipt that came before the message's Sent commit (migration
+ * 011), one per (carrier, carrier_message_id); the Sent commit takes and applies it.
+ */
+export interface CarrierReceiptsPendingTable {
+  carrier: string;
+  carrier_message_id: string;
+  /** 3 Delivered, 4 Undelivered. */
+  status: number;
+  error_code: Generated<string>;
+  /** Epoch ms. */
+  received_at: Epoch;
+}
+
+/**
+ * An inbound text a carrier delivered over HTTP, once per (carrier, carrier_message_id)
+ * (migration 012): written with the inbound rules' own writes, so a repeat runs them once.
+ */
+export interface CarrierInboundTable {
+  carrier: string;
+  carrier_message_id: string;
+  /** Epoch ms. */
+  received_at: Epoch;
 }
 
 /**

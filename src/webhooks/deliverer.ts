@@ -12,7 +12,7 @@ import { eventBody, UnknownPayloadVersionError, type WebhookRow } from '../recor
 import { ForbiddenAddressError, guardedLookup, isForbiddenAddress } from '../lib/ssrf.ts';
 
 /**
- * The webhook delivery loop (API-EXTENSIONS §10). `msgsvc serve` runs one beside the dispatcher,
+ * The webhook delivery loop (API.md §12). `msgsvc serve` runs one beside the dispatcher,
  * `msgsvc worker` too; any number may share one database.
  *
  * One round (`runOnce`):
@@ -35,7 +35,7 @@ import { ForbiddenAddressError, guardedLookup, isForbiddenAddress } from '../lib
  * drop duplicates by it).
  */
 
-/** §10: retries after about 5 s, 30 s, 2 min, 10 min, 1 h and 6 h; then the delivery is Failed. */
+/** API.md §12.4: retries after about 5 s, 30 s, 2 min, 10 min, 1 h and 6 h; then the delivery is Failed. */
 export const RETRY_SCHEDULE_MS = [5_000, 30_000, 120_000, 600_000, 3_600_000, 21_600_000] as const;
 /** Attempts in all: the first and one per retry. */
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
@@ -45,7 +45,7 @@ export interface DelivererOptions {
   clock: Clock;
   /** MSGSVC_WEBHOOK_ALLOW_PRIVATE: let loopback/private receivers through the SSRF guard. */
   allowPrivate: boolean;
-  /** A 2xx must arrive within this many ms (real time; §10: 10 s). */
+  /** A 2xx must arrive within this many ms (real time; API.md §12.4: 10 s). */
   timeoutMs: number;
   batchSize: number;
   concurrency: number;
@@ -53,7 +53,7 @@ export interface DelivererOptions {
   leaseMs?: number;
   /** Pause of an idle loop, ms (real time). */
   pollMs: number;
-  /** Renders record times (CONVENTIONS §10); default UTC. */
+  /** Renders record times (API.md §9); default UTC. */
   timeZone?: string;
   log?: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
 }
@@ -122,7 +122,7 @@ export class WebhookDeliverer {
     if (!(await repo.hasDueDeliveries(store.db, clock.nowMs()))) return round;
     const claimed = await repo.claimDueDeliveries(store.db, clock.nowMs(), batchSize, clock.nowMs() + leaseMs, token);
     round.claimed = claimed.length;
-    // Each webhook read once per round (its Url and secret as they are now: §10 checks at each attempt).
+    // Each webhook read once per round (its Url and secret as they are now: API.md §12.3 checks at each attempt).
     const webhooks = new Map<number, Promise<WebhookRow | undefined>>();
     const webhookOf = (id: number) => {
       let w = webhooks.get(id);
@@ -170,7 +170,7 @@ export class WebhookDeliverer {
   }
 
   /**
-   * The POST body of a stored payload (docs/API.md §12 "Request"), rendered by its version
+   * The POST body of a stored payload (API.md §12.2), rendered by its version
    * (src/records/webhooks.ts `eventBody`), record times in this loop's zone.
    * @throws UnknownPayloadVersionError, SyntaxError as eventBody.
    */
@@ -189,7 +189,8 @@ export class WebhookDeliverer {
     }
     // A literal address never goes through the lookup: it is checked here.
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    if (!this.options.allowPrivate && isIP(host) !== 0 && isForbiddenAddress(host)) return { statusCode: null, error: 'address not allowed' };
+    if (!this.options.allowPrivate && isIP(host) !== 0 && isForbiddenAddress(host))
+      return { statusCode: null, error: 'address not allowed' };
     let body: string;
     try {
       body = this.body(d.payload);
@@ -224,7 +225,12 @@ export class WebhookDeliverer {
       const req = (secure ? https : http).request(url, {
         method: 'POST',
         agent: secure ? this.httpsAgent : this.httpAgent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'msgsvc-webhooks/1', ...sig },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'user-agent': 'msgsvc-webhooks/1',
+          ...sig,
+        },
       });
       const timer = setTimeout(() => {
         done({ statusCode: null, error: 'timeout' });
@@ -241,7 +247,7 @@ export class WebhookDeliverer {
   }
 }
 
-/** A short reason for LastError (§10: `timeout`, `connection refused`, …). */
+/** A short reason for LastError (API.md §12.4: `timeout`, `connection refused`, …). */
 function reasonOf(err: unknown): string {
   if (err instanceof ForbiddenAddressError) return 'address not allowed';
   const code = (err as { code?: string }).code;

@@ -102,7 +102,11 @@ export function spawnServe(t: { after(fn: () => unknown): void }, args: string[]
             resolvePromise(stdout);
           } else if (exitInfo) {
             done();
-            reject(new Error(`msgsvc serve exited (${JSON.stringify(exitInfo)}) before the expected output.\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+            reject(
+              new Error(
+                `msgsvc serve exited (${JSON.stringify(exitInfo)}) before the expected output.\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+              ),
+            );
           }
         };
         const timer = setTimeout(() => {

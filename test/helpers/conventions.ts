@@ -1,5 +1,5 @@
 /**
- * Shared helpers of the CONVENTIONS suite (test/conventions-*.test.ts). The expected wording is
+ * Shared helpers of the API.md suite (test/conventions-*.test.ts). The expected wording is
  * written out here on purpose (not imported from src), so a change in the server shows up as a
  * failing test.
  */
@@ -35,7 +35,7 @@ export const MSG = {
 /** The headers of a request with a JSON body. */
 export const JSON_BODY = { 'content-type': 'application/json' };
 
-/** The Allow value of every path (CONVENTIONS §5). */
+/** The Allow value of every path (API.md §1.4). */
 export const ALLOW: Readonly<Record<string, string>> = {
   '/v1/numbers/index': 'GET, HEAD',
   '/v1/credits/balance': 'GET, HEAD',
@@ -116,7 +116,7 @@ export function ids(demo: DemoAccount) {
   };
 }
 
-/** The exact CONVENTIONS §2 error body text. */
+/** The exact API.md §4 error body text. */
 export function errorText(status: number, message: string, format: 'json' | 'xml' = 'json'): string {
   const name = REASON[status]!;
   if (format === 'json') return JSON.stringify({ name, message, code: 0, status });

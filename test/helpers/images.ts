@@ -1,5 +1,5 @@
 /**
- * Real image files built in the test (API-EXTENSIONS §9 uploads): PNG (zlib), GIF (omggif's
+ * Real image files built in the test (API.md §10.7 uploads): PNG (zlib), GIF (omggif's
  * GifWriter, one frame or several), BMP (24-bit), TIFF (baseline, uncompressed RGB), JPEG (a
  * baseline JFIF head: SOI, APP0, DQT, SOF0, DHT, SOS with one MCU of zero data, EOI).
  */
@@ -72,7 +72,8 @@ export function tiffImage(width: number, height: number): Buffer {
 
 /** A baseline JPEG head (JFIF) with its SOF0 dimensions: enough for any reader of type and size. */
 export function jpegImage(width: number, height: number): Buffer {
-  const seg = (marker: number, data: number[]) => Buffer.from([0xff, marker, ((data.length + 2) >> 8) & 0xff, (data.length + 2) & 0xff, ...data]);
+  const seg = (marker: number, data: number[]) =>
+    Buffer.from([0xff, marker, ((data.length + 2) >> 8) & 0xff, (data.length + 2) & 0xff, ...data]);
   return Buffer.concat([
     Buffer.from([0xff, 0xd8]),
     seg(0xe0, [0x4a, 0x46, 0x49, 0x46, 0x00, 1, 1, 0, 0, 1, 0, 1, 0, 0]),
@@ -85,7 +86,10 @@ export function jpegImage(width: number, height: number): Buffer {
 }
 
 /** A multipart/form-data body holding `parts` (a file part when `filename` is given). */
-export function multipart(parts: { name: string; filename?: string; type?: string; data: Buffer | string }[], boundary = '----msgsvc-test-boundary'): { body: Buffer; contentType: string } {
+export function multipart(
+  parts: { name: string; filename?: string; type?: string; data: Buffer | string }[],
+  boundary = '----msgsvc-test-boundary',
+): { body: Buffer; contentType: string } {
   const chunks: Buffer[] = [];
   for (const p of parts) {
     let head = `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"`;

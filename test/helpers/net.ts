@@ -146,7 +146,10 @@ export async function rawHttp(port: number, request: string | Buffer, host = '12
   await once(socket, 'close');
   const all = Buffer.concat(chunks);
   const end = all.indexOf('\r\n\r\n');
-  const head = all.subarray(0, end === -1 ? all.length : end).toString('latin1').split('\r\n');
+  const head = all
+    .subarray(0, end === -1 ? all.length : end)
+    .toString('latin1')
+    .split('\r\n');
   const statusLine = head.shift() ?? '';
   const headers = head.map((line): [string, string] => {
     const colon = line.indexOf(':');

@@ -1,7 +1,7 @@
 /**
  * Shared oracles for the operations-*.test.ts suites, and the wire assertions of every suite (the
  * content types, the XML document, assertBody, assertError, assert422). Everything here is built
- * from the spec, CONVENTIONS and the raw database rows, never from the server's own mappers or
+ * from API.md, API.md and the raw database rows, never from the server's own mappers or
  * serializers, so a test comparing a response with these values fails when the server breaks a rule.
  */
 import assert from 'node:assert/strict';
@@ -64,11 +64,15 @@ export function call(app: FastifyInstance, o: CallOptions): Promise<LightMyReque
   });
 }
 
-// ---------------------------------------------------------------- XML oracle (CONVENTIONS §4)
+// ---------------------------------------------------------------- XML oracle (API.md §2.3)
 
 function esc(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return text
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;');
 }
 
 function xmlElement(name: string, value: unknown): string {
@@ -76,7 +80,9 @@ function xmlElement(name: string, value: unknown): string {
     return value.length === 0 ? `<${name}/>` : `<${name}>${value.map((v) => xmlElement('item', v)).join('')}</${name}>`;
   }
   if (value !== null && typeof value === 'object') {
-    const inner = Object.entries(value).map(([k, v]) => xmlElement(k, v)).join('');
+    const inner = Object.entries(value)
+      .map(([k, v]) => xmlElement(k, v))
+      .join('');
     return inner === '' ? `<${name}/>` : `<${name}>${inner}</${name}>`;
   }
   if (value === null || value === undefined || value === '') return `<${name}></${name}>`;
@@ -84,7 +90,7 @@ function xmlElement(name: string, value: unknown): string {
   return `<${name}>${esc(String(value))}</${name}>`;
 }
 
-/** The whole XML document CONVENTIONS §4 prescribes for a payload (a record or a list of records). */
+/** The whole XML document API.md §2.3 prescribes for a payload (a record or a list of records). */
 export function xmlDocument(payload: unknown): string {
   return `${XML_DECL}\n${xmlElement('response', payload)}\n`;
 }
@@ -92,7 +98,7 @@ export function xmlDocument(payload: unknown): string {
 const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: false });
 
 /**
- * Checks the XML layout of CONVENTIONS §4 (declaration line, whole document on one line, trailing
+ * Checks the XML layout of API.md §2.3 (declaration line, whole document on one line, trailing
  * newline, root `response`) and well-formedness with fast-xml-parser. Returns the parsed document.
  */
 export function assertXmlLayout(body: string): Record<string, unknown> {
@@ -122,7 +128,7 @@ export function assertBody(res: LightMyRequestResponse, wire: Wire, status: numb
   }
 }
 
-/** Asserts a 422 (CONVENTIONS §3): status line, unwrapped list of {field, message}, in this order. */
+/** Asserts a 422 (API.md §4.4): status line, unwrapped list of {field, message}, in this order. */
 export function assert422(res: LightMyRequestResponse, errors: { field: string; message: string }[], wire: Wire = 'json'): void {
   assert.equal(res.statusCode, 422, res.body);
   assert.equal(res.statusMessage, 'Data Validation Failed.');
@@ -130,7 +136,7 @@ export function assert422(res: LightMyRequestResponse, errors: { field: string; 
 }
 
 /**
- * Asserts a CONVENTIONS §2 error: status, status text and `name` (both the reason phrase, REASON),
+ * Asserts an API.md §4 error: status, status text and `name` (both the reason phrase, REASON),
  * content type of its format and the exact body `{name, message, code: 0, status}`. On HEAD only
  * the status line and content type (Node drops the body on the wire; inject may still show it).
  */
@@ -149,7 +155,7 @@ export function assertError(res: LightMyRequestResponse, status: number, message
 /** Shorthand for one 422 error. */
 export const fieldError = (field: string, message: string) => ({ field, message });
 
-// ---------------------------------------------------------------- times (CONVENTIONS §10)
+// ---------------------------------------------------------------- times (API.md §9)
 
 /** `YYYY-MM-DD HH:MM:SS` of epoch seconds in a zone, via ICU's sv-SE layout (independent of the server). */
 export function fmtTime(epochSeconds: number, timeZone = 'UTC'): string {
@@ -167,7 +173,7 @@ export const SCHEDULE_TIME = /^\d{4}:\d{2}:\d{2} \d{2}:\d{2}:\d{2}$/;
 
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-// ---------------------------------------------------------------- records from the database (spec tables)
+// ---------------------------------------------------------------- records from the database (API.md §9)
 
 const NUMBER_STATUS: Record<number, string> = { 0: 'Active', 1: 'Inactive', 301: 'Temporarily blocked.', 302: 'Permanently blocked.' };
 const MESSAGE_STATUS: Record<number, string> = { 1: 'Pending', 2: 'Action Required', 3: 'Approved and Scheduled' };
@@ -203,7 +209,12 @@ export async function contactFromDb(ctx: TestApp, id: number, tz = 'UTC') {
   const db = ctx.store.db;
   const r = await db.selectFrom('contacts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const groups = await db.selectFrom('group_members').select('group_id').where('contact_id', '=', id).orderBy('group_id').execute();
-  const fields = await db.selectFrom('custom_field_entries').select('custom_field_id').where('contact_id', '=', id).orderBy('custom_field_id').execute();
+  const fields = await db
+    .selectFrom('custom_field_entries')
+    .select('custom_field_id')
+    .where('contact_id', '=', id)
+    .orderBy('custom_field_id')
+    .execute();
   return {
     Id: r.id,
     Number: r.number,
@@ -262,7 +273,13 @@ export async function keywordsFromDb(ctx: TestApp, accountId: number) {
   return ctx.store.db
     .selectFrom('keyword_reservations')
     .innerJoin('account_numbers', 'account_numbers.id', 'keyword_reservations.account_number_id')
-    .select(['keyword_reservations.id', 'keyword_reservations.keyword', 'account_numbers.number', 'keyword_reservations.autoreply_message', 'keyword_reservations.account_id'])
+    .select([
+      'keyword_reservations.id',
+      'keyword_reservations.keyword',
+      'account_numbers.number',
+      'keyword_reservations.autoreply_message',
+      'keyword_reservations.account_id',
+    ])
     .where('keyword_reservations.account_id', '=', accountId)
     .orderBy('keyword_reservations.id')
     .execute();
@@ -271,11 +288,25 @@ export async function keywordsFromDb(ctx: TestApp, accountId: number) {
 /** Every row the account owns, table by table: compare two snapshots to prove nothing changed. */
 export async function snapshotAccount(ctx: TestApp, accountId: number): Promise<Record<string, unknown[]>> {
   const db = ctx.store.db;
-  const byId = ['account_numbers', 'contacts', 'groups', 'custom_fields', 'custom_field_entries', 'scheduled_messages', 'keyword_reservations'] as const;
+  const byId = [
+    'account_numbers',
+    'contacts',
+    'groups',
+    'custom_fields',
+    'custom_field_entries',
+    'scheduled_messages',
+    'keyword_reservations',
+  ] as const;
   const out: Record<string, unknown[]> = {};
   // Ordered explicitly: PostgreSQL may return rows in another physical order after an update.
   for (const t of byId) out[t] = await db.selectFrom(t).selectAll().where('account_id', '=', accountId).orderBy('id').execute();
-  out.group_members = await db.selectFrom('group_members').selectAll().where('account_id', '=', accountId).orderBy('group_id').orderBy('contact_id').execute();
+  out.group_members = await db
+    .selectFrom('group_members')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('group_id')
+    .orderBy('contact_id')
+    .execute();
   out.credit_balances = await db.selectFrom('credit_balances').selectAll().where('account_id', '=', accountId).execute();
   return out;
 }
@@ -292,7 +323,7 @@ export interface RejectCase {
 }
 
 /**
- * Sends each case in every wire format and checks the exact 422 (CONVENTIONS §3) and that the
+ * Sends each case in every wire format and checks the exact 422 (API.md §4.4) and that the
  * account's data did not change (a rejected write commits nothing).
  */
 export async function expectRejected(
@@ -305,7 +336,12 @@ export async function expectRejected(
   const before = await snapshotAccount(ctx, demo.account.id);
   for (const c of cases) {
     for (const wire of wires) {
-      const res = await call(ctx.app, { ...o, token: demo.token, wire, ...(c.rawBody !== undefined ? { rawBody: c.rawBody } : { body: c.body }) });
+      const res = await call(ctx.app, {
+        ...o,
+        token: demo.token,
+        wire,
+        ...(c.rawBody !== undefined ? { rawBody: c.rawBody } : { body: c.body }),
+      });
       try {
         assert422(res, c.errors, wire);
       } catch (err) {

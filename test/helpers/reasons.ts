@@ -1,12 +1,13 @@
 /**
- * Yii2's reason phrases (CONVENTIONS §2) of every status the service may send, plus our additions
+ * Yii2's reason phrases (API.md §4) of every status the service may send, plus our additions
  * (408, 414, 431): the error `name` and the status text. Written out here, not imported from src,
- * so that a change in the server shows up as a failing test. Shared by the CONVENTIONS and
+ * so that a change in the server shows up as a failing test. Shared by the API.md and
  * reliability suites.
  */
 export const REASON: Readonly<Record<number, string>> = {
   400: 'Bad Request',
   401: 'Unauthorized',
+  403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
   406: 'Not Acceptable',

@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the reliability-*.test.ts suites: a wire-shape oracle written from CONVENTIONS
+ * Shared pieces of the reliability-*.test.ts suites: a wire-shape oracle written from API.md
  * (not from src), a cheap "did anything commit?" probe on the SQLite file, and raw-socket helpers
  * for malformed and slow HTTP.
  */
@@ -14,18 +14,20 @@ import { REASON } from './reasons.ts';
 
 export { REASON };
 
-
 function unescapeXml(s: string): string {
   return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 }
 
 /**
- * Asserts that a response is well-formed on the wire (CONVENTIONS §2–§4): no 5xx; the body parses
+ * Asserts that a response is well-formed on the wire (API.md §4, §4.4, §2): no 5xx; the body parses
  * in the format its Content-Type declares (XML well-formed, one line after the declaration); an
  * error is `{name,message,code,status}` in that order (or, for 422, a non-empty list of
  * `{field,message}`); HEAD and 204 have no body.
  */
-export function assertWireResponse(res: { status: number; contentType: string | undefined; body: string; method: string }, context = ''): void {
+export function assertWireResponse(
+  res: { status: number; contentType: string | undefined; body: string; method: string },
+  context = '',
+): void {
   const where = `${context} → ${res.status} ${res.contentType} ${JSON.stringify(res.body.slice(0, 300))}`;
   assert.ok(res.status >= 200 && res.status < 500, `no 5xx (and no 1xx/3xx): ${where}`);
   if (res.method === 'HEAD') {
@@ -33,7 +35,7 @@ export function assertWireResponse(res: { status: number; contentType: string | 
     return;
   }
   if (res.status === 204) {
-    // API-EXTENSIONS §1 delete: 204 No Content, empty body (no format to declare).
+    // API.md §1.4 delete: 204 No Content, empty body (no format to declare).
     assert.equal(res.body, '', `204 has no body: ${where}`);
     return;
   }

@@ -1,6 +1,6 @@
 /**
- * Shared pieces of the scheduled message suites (API-EXTENSIONS §6, from `schedule` to the end of
- * §6): the scheduled single message record built from the raw row and the spec's tables (never
+ * Shared pieces of the scheduled message suites (API.md §10.6, from `schedule` to the end of
+ * API.md §10.6): the scheduled single message record built from the raw row and API.md's tables (never
  * from src's mapper), the state the service keeps beside it, a scheduler on a manual clock, and
  * the three DateTime forms of an instant.
  */
@@ -19,7 +19,7 @@ export const UPDATE = '/v1/sms/update-scheduled';
 export const CANCEL = '/v1/sms/cancel-scheduled';
 export const LIST = '/v1/sms/single-schedule-messages';
 
-/** The spec's scheduled single message record of a stored row (fields in the spec's order). */
+/** API.md's scheduled single message record of a stored row (fields in API.md's order). */
 export async function scheduledFromDb(ctx: Pick<TestApp, 'store'>, id: number, tz = 'UTC') {
   const r = await ctx.store.db.selectFrom('scheduled_messages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   return {
@@ -56,7 +56,13 @@ export async function stateOf(ctx: Pick<TestApp, 'store'>, id: number) {
 
 /** The last scheduled message id of an account. */
 export async function lastScheduledId(ctx: Pick<TestApp, 'store'>, accountId: number): Promise<number> {
-  const r = await ctx.store.db.selectFrom('scheduled_messages').select('id').where('account_id', '=', accountId).orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
+  const r = await ctx.store.db
+    .selectFrom('scheduled_messages')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirstOrThrow();
   return r.id;
 }
 

@@ -1,6 +1,6 @@
 /**
- * Shared pieces of the sms-*.test.ts and dispatcher suites (API-EXTENSIONS §6, §8): Message and
- * Batch records built from the raw database rows and the spec's tables (never from src's
+ * Shared pieces of the sms-*.test.ts and dispatcher suites (API.md §10.6, §11.2): Message and
+ * Batch records built from the raw database rows and API.md's tables (never from src's
  * mappers), a dispatcher on a manual clock over a test app's store, and small setters for
  * balances, opt-outs and number statuses.
  */
@@ -11,11 +11,19 @@ import { Dispatcher, type DispatcherOptions } from '../../src/dispatch/dispatche
 import { createSandboxCarrier, type SandboxCarrier } from '../../src/dispatch/sandbox.ts';
 import type { Carrier } from '../../src/dispatch/carrier.ts';
 
-/** API-EXTENSIONS §6 status table. */
-export const LOG_STATUS: Record<number, string> = { 1: 'Queued', 2: 'Sent', 3: 'Delivered', 4: 'Undelivered', 5: 'Failed', 6: 'Rejected', 7: 'Received' };
+/** API.md §10.6 status table. */
+export const LOG_STATUS: Record<number, string> = {
+  1: 'Queued',
+  2: 'Sent',
+  3: 'Delivered',
+  4: 'Undelivered',
+  5: 'Failed',
+  6: 'Rejected',
+  7: 'Received',
+};
 const TYPES: Record<number, string> = { 1: 'SMS', 2: 'MMS' };
 
-/** The Message record of a stored message (API-EXTENSIONS §6 field order). */
+/** The Message record of a stored message (API.md §10.6 field order). */
 export async function messageFromDb(ctx: TestApp, id: number, tz = 'UTC') {
   const r = await ctx.store.db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   return {
@@ -47,7 +55,7 @@ export async function accountMessagesFromDb(ctx: TestApp, accountId: number) {
   return out;
 }
 
-/** The Batch record of a stored batch (API-EXTENSIONS §6). */
+/** The Batch record of a stored batch (API.md §10.6). */
 export async function batchFromDb(ctx: TestApp, id: number, tz = 'UTC') {
   const r = await ctx.store.db.selectFrom('batches').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   return {
@@ -64,7 +72,11 @@ export async function batchFromDb(ctx: TestApp, id: number, tz = 'UTC') {
 }
 
 export async function balanceOf(ctx: TestApp, accountId: number): Promise<number> {
-  const r = await ctx.store.db.selectFrom('credit_balances').select('available_credits').where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  const r = await ctx.store.db
+    .selectFrom('credit_balances')
+    .select('available_credits')
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
   return Number(r.available_credits);
 }
 
@@ -72,13 +84,23 @@ export async function setBalance(ctx: TestApp, accountId: number, credits: numbe
   await ctx.store.db.updateTable('credit_balances').set({ available_credits: credits }).where('account_id', '=', accountId).execute();
 }
 
-/** Sets OptedOut of the account's contact with these digits (directly: §7 STOP is another change). */
+/** Sets OptedOut of the account's contact with these digits (directly: API.md §11.5 STOP is another change). */
 export async function setOptedOut(ctx: TestApp, accountId: number, digits: string, optedOut: 0 | 1): Promise<void> {
-  await ctx.store.db.updateTable('contacts').set({ opted_out: optedOut }).where('account_id', '=', accountId).where('number', '=', digits).execute();
+  await ctx.store.db
+    .updateTable('contacts')
+    .set({ opted_out: optedOut })
+    .where('account_id', '=', accountId)
+    .where('number', '=', digits)
+    .execute();
 }
 
 export async function setNumberStatus(ctx: TestApp, accountId: number, digits: string, statusId: number): Promise<void> {
-  await ctx.store.db.updateTable('account_numbers').set({ status_id: statusId }).where('account_id', '=', accountId).where('number', '=', digits).execute();
+  await ctx.store.db
+    .updateTable('account_numbers')
+    .set({ status_id: statusId })
+    .where('account_id', '=', accountId)
+    .where('number', '=', digits)
+    .execute();
 }
 
 export async function countMessages(ctx: TestApp, accountId?: number): Promise<number> {
@@ -98,7 +120,12 @@ export interface TestDispatcher {
 
 export function testDispatcher(
   ctx: Pick<TestApp, 'store'>,
-  options: Partial<Omit<DispatcherOptions, 'store' | 'clock'>> & { receiptMs?: number; clock?: ManualClock; realTime?: boolean; submits?: Map<number, number> } = {},
+  options: Partial<Omit<DispatcherOptions, 'store' | 'clock'>> & {
+    receiptMs?: number;
+    clock?: ManualClock;
+    realTime?: boolean;
+    submits?: Map<number, number>;
+  } = {},
 ): TestDispatcher {
   // The next whole second: after every message the app (on the system clock) has queued so far.
   const clock = options.clock ?? createManualClock((Math.floor(Date.now() / 1000) + 1) * 1000);

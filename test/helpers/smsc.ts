@@ -181,14 +181,46 @@ export async function startStunnel(target: number): Promise<Stunnel> {
   const dir = mkdtempSync(join(tmpdir(), 'msgsvc-stunnel-'));
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
-  const gen = spawnSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1',
-    '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-  ], { encoding: 'utf8' });
+  const gen = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    ],
+    { encoding: 'utf8' },
+  );
   if (gen.status !== 0) throw new Error(`openssl: ${gen.stderr}`);
   const port = await freePort();
   const conf = join(dir, 'stunnel.conf');
-  writeFileSync(conf, [`foreground = yes`, `pid =`, `debug = 4`, `[smpp]`, `accept = 127.0.0.1:${port}`, `connect = 127.0.0.1:${target}`, `cert = ${cert}`, `key = ${key}`, ''].join('\n'));
+  writeFileSync(
+    conf,
+    [
+      `foreground = yes`,
+      `pid =`,
+      `debug = 4`,
+      `[smpp]`,
+      `accept = 127.0.0.1:${port}`,
+      `connect = 127.0.0.1:${target}`,
+      `cert = ${cert}`,
+      `key = ${key}`,
+      '',
+    ].join('\n'),
+  );
   const bin = spawnSync('sh', ['-c', 'command -v stunnel4 || command -v stunnel'], { encoding: 'utf8' }).stdout.trim();
   const child = spawn(bin, [conf], { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
 /**
- * A real webhook receiver on loopback (API-EXTENSIONS §10 tests). Every request is checked with
+ * A real webhook receiver on loopback (API.md §12.5 tests). Every request is checked with
  * TWO independent verifiers: the `standardwebhooks` library's own `verify`, and a direct
  * HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` keyed with the secret's bytes after
  * `whsec_`. `answer` decides the reply of each request (default 200); it may also never answer.
@@ -74,7 +74,11 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const headers = { 'webhook-id': String(req.headers['webhook-id'] ?? ''), 'webhook-timestamp': String(req.headers['webhook-timestamp'] ?? ''), 'webhook-signature': String(req.headers['webhook-signature'] ?? '') };
+      const headers = {
+        'webhook-id': String(req.headers['webhook-id'] ?? ''),
+        'webhook-timestamp': String(req.headers['webhook-timestamp'] ?? ''),
+        'webhook-signature': String(req.headers['webhook-signature'] ?? ''),
+      };
       const rec: ReceivedWebhook = {
         id: headers['webhook-id'],
         timestamp: Number(headers['webhook-timestamp']),

@@ -35,9 +35,15 @@ export type ListPath = {
   [P in keyof paths]: paths[P] extends { get: { responses: { 200: { content: { 'application/json': readonly unknown[] } } } } } ? P : never;
 }[keyof paths];
 /** One record of the list at `P`. */
-export type ListItem<P extends ListPath> = paths[P] extends { get: { responses: { 200: { content: { 'application/json': readonly (infer T)[] } } } } } ? T : never;
+export type ListItem<P extends ListPath> = paths[P] extends {
+  get: { responses: { 200: { content: { 'application/json': readonly (infer T)[] } } } };
+}
+  ? T
+  : never;
 /** The query parameters of the list at `P` (page and per-page are set by `list()` itself). */
-export type ListQuery<P extends ListPath> = paths[P] extends { get: { parameters: { query?: infer Q } } } ? Omit<NonNullable<Q>, 'page'> : never;
+export type ListQuery<P extends ListPath> = paths[P] extends { get: { parameters: { query?: infer Q } } }
+  ? Omit<NonNullable<Q>, 'page'>
+  : never;
 
 export type MsgsvcClient = Client<paths> & {
   /** Every record of a list, page after page, following `Link rel=next`. */
@@ -61,7 +67,8 @@ export function normalise(value: unknown, shape: Shape | undefined): unknown {
   if (typeof value !== 'object' || Array.isArray(value)) return value;
   const fields = shape as { readonly [field: string]: Shape };
   const out: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(value as Record<string, unknown>)) out[key] = Object.hasOwn(fields, key) ? normalise(field, fields[key]) : field;
+  for (const [key, field] of Object.entries(value as Record<string, unknown>))
+    out[key] = Object.hasOwn(fields, key) ? normalise(field, fields[key]) : field;
   return out;
 }
 
@@ -84,7 +91,8 @@ export function nextLink(link: string | null): string | undefined {
 /** Milliseconds to wait for a `Retry-After` (seconds, or an HTTP date). */
 function retryDelay(header: string | null, max: number): number {
   const seconds = Number(header);
-  const ms = header !== null && header.trim() !== '' && Number.isFinite(seconds) ? seconds * 1000 : header ? Date.parse(header) - Date.now() : 1000;
+  const ms =
+    header !== null && header.trim() !== '' && Number.isFinite(seconds) ? seconds * 1000 : header ? Date.parse(header) - Date.now() : 1000;
   return Math.min(max, Math.max(0, Number.isFinite(ms) ? ms : 1000));
 }
 
@@ -106,7 +114,9 @@ export function createMsgsvcClient(options: MsgsvcClientOptions): MsgsvcClient {
     // The body is read once, so every attempt can send it again.
     const body = request.body ? await request.arrayBuffer() : undefined;
     for (let attempt = 0; ; attempt++) {
-      const response = await baseFetch(new Request(url, { method: request.method, headers, body: body ?? null, signal: request.signal, redirect: request.redirect }));
+      const response = await baseFetch(
+        new Request(url, { method: request.method, headers, body: body ?? null, signal: request.signal, redirect: request.redirect }),
+      );
       if (response.status !== 429 || attempt >= maxRetries) return response;
       await response.body?.cancel();
       await sleep(retryDelay(response.headers.get('Retry-After'), maxDelay));
@@ -148,7 +158,7 @@ export function createMsgsvcClient(options: MsgsvcClientOptions): MsgsvcClient {
   return Object.assign(client, { list });
 }
 
-/** An error answer of the API while iterating a list (CONVENTIONS error body in `body`). */
+/** An error answer of the API while iterating a list (API.md error body in `body`). */
 export class MsgsvcError extends Error {
   constructor(
     readonly status: number,

@@ -10,23 +10,6 @@ export const RECORDS: Readonly<Record<string, Shape>> = {
     "code": "int",
     "status": "int"
   },
-  "Number": {
-    "Status_Id": "int"
-  },
-  "CreditBalance": {
-    "AvailableCredits": "int"
-  },
-  "ScheduleBody": {
-    "Type_Id": "int",
-    "MmsTemplateId": "int",
-    "Number": "int"
-  },
-  "ScheduledSingleMessage": {
-    "Id": "int",
-    "Status_Id": "int",
-    "Type_Id": "int",
-    "MmsTemplateId": "int"
-  },
   "ContactBody": {
     "OptedOut": "int",
     "GroupIds": [
@@ -54,6 +37,24 @@ export const RECORDS: Readonly<Record<string, Shape>> = {
       "#ImportError"
     ]
   },
+  "CreditBalance": {
+    "AvailableCredits": "int"
+  },
+  "CustomField": {
+    "Id": "int",
+    "Value": [
+      "#CustomFieldValue"
+    ]
+  },
+  "CustomFieldValue": {
+    "Id": "int",
+    "CustomFieldId": "int",
+    "PhoneNumberId": "int"
+  },
+  "EntryBody": {
+    "frfield": "int",
+    "frcontact": "int"
+  },
   "GroupMembersBody": {
     "PhoneNumberIds": [
       "int"
@@ -71,21 +72,6 @@ export const RECORDS: Readonly<Record<string, Shape>> = {
     "KeywordId": "int",
     "ParentId": "int"
   },
-  "CustomField": {
-    "Id": "int",
-    "Value": [
-      "#CustomFieldValue"
-    ]
-  },
-  "CustomFieldValue": {
-    "Id": "int",
-    "CustomFieldId": "int",
-    "PhoneNumberId": "int"
-  },
-  "EntryBody": {
-    "frfield": "int",
-    "frcontact": "int"
-  },
   "KeywordAvailability": {
     "Number": "int"
   },
@@ -96,6 +82,28 @@ export const RECORDS: Readonly<Record<string, Shape>> = {
   "KeywordReservationXml": {
     "Id": "int",
     "ShortCode": "int"
+  },
+  "Media": {
+    "Id": "int",
+    "Size": "int",
+    "Width": "int",
+    "Height": "int"
+  },
+  "MmsTemplate": {
+    "Id": "int",
+    "MediaIds": [
+      "int"
+    ]
+  },
+  "MmsTemplateUpdateBody": {
+    "MediaIds": [
+      "int"
+    ]
+  },
+  "MmsTemplateWriteBody": {
+    "MediaIds": [
+      "int"
+    ]
   },
   "Batch": {
     "Id": "int",
@@ -126,27 +134,19 @@ export const RECORDS: Readonly<Record<string, Shape>> = {
     "Type_Id": "int",
     "MmsTemplateId": "int"
   },
-  "Media": {
+  "Number": {
+    "Status_Id": "int"
+  },
+  "ScheduleBody": {
+    "Type_Id": "int",
+    "MmsTemplateId": "int",
+    "Number": "int"
+  },
+  "ScheduledSingleMessage": {
     "Id": "int",
-    "Size": "int",
-    "Width": "int",
-    "Height": "int"
-  },
-  "MmsTemplate": {
-    "Id": "int",
-    "MediaIds": [
-      "int"
-    ]
-  },
-  "MmsTemplateUpdateBody": {
-    "MediaIds": [
-      "int"
-    ]
-  },
-  "MmsTemplateWriteBody": {
-    "MediaIds": [
-      "int"
-    ]
+    "Status_Id": "int",
+    "Type_Id": "int",
+    "MmsTemplateId": "int"
   },
   "CreatedWebhook": {
     "Id": "int",

@@ -1166,7 +1166,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description CONVENTIONS §2 error body: `name` is the reason phrase of `status`; `code` is 0. */
+        /** @description API.md §4 error body: `name` is the reason phrase of `status`; `code` is 0. */
         Error: {
             name: string;
             message: string;
@@ -1176,46 +1176,6 @@ export interface components {
         ValidationError: {
             field: string;
             message: string;
-        };
-        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
-        Number: {
-            Number?: string;
-            Status_Id?: number;
-            Status_Description?: string;
-            Blocked_Date?: string | null;
-        };
-        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
-        CreditBalance: {
-            AvailableCredits?: number;
-        };
-        ScheduleBody: {
-            /** @description recipient phone number in any common format; required on schedule */
-            MobilePhone?: string;
-            /** @description the text, at most 1,600 characters */
-            Message?: string;
-            /** @description required on schedule; YYYY:MM:DD HH:MM:SS or YYYY-MM-DD HH:MM:SS in the service time zone, or ISO 8601 with an offset (2026-12-01T09:00:00+01:00, Z); in the future, at most 366 days ahead */
-            DateTime?: string;
-            /** @description 1 SMS (default) or 2 MMS */
-            Type_Id?: number | string;
-            /** @description a template of the account, required for an MMS */
-            MmsTemplateId?: number | string;
-            /** @description at most 255 characters */
-            Subject?: string;
-            /** @description an Active number of the account; default: its first Active number */
-            Number?: number | string;
-        };
-        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
-        ScheduledSingleMessage: {
-            Id?: number;
-            MobilePhone?: string;
-            Message?: string;
-            DateTime?: string;
-            Status_Id?: number;
-            Status_Description?: string;
-            Type_Id?: number;
-            Type_Description?: string;
-            MmsTemplateId?: number | string;
-            Subject?: string;
         };
         ContactBody: {
             /** @description phone number in any common format; required on create */
@@ -1259,28 +1219,9 @@ export interface components {
             Failed?: number;
             Errors?: components["schemas"]["ImportError"][];
         };
-        GroupMembersBody: {
-            /** @description 1 to 1,000 of the account's contact ids */
-            PhoneNumberIds: (number | string)[];
-        };
         /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
-        Group: {
-            Id?: number;
-            Name?: string;
-            Note?: string;
-            KeywordId?: number;
-            ParentId?: number;
-            DateCreated?: string;
-            DateUpdated?: string;
-            PhoneNumberIds?: number[];
-        };
-        GroupWriteBody: {
-            fname: string;
-            fnote?: string;
-            /** @description a keyword reservation of the account, or 0 for none */
-            KeywordId?: number | string;
-            /** @description a group of the account, or 0 for none; not the group itself nor one below it */
-            ParentId?: number | string;
+        CreditBalance: {
+            AvailableCredits?: number;
         };
         /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         CustomField: {
@@ -1306,6 +1247,29 @@ export interface components {
             frcontact: number | string;
             fvalue: string;
         };
+        GroupMembersBody: {
+            /** @description 1 to 1,000 of the account's contact ids */
+            PhoneNumberIds: (number | string)[];
+        };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
+        Group: {
+            Id?: number;
+            Name?: string;
+            Note?: string;
+            KeywordId?: number;
+            ParentId?: number;
+            DateCreated?: string;
+            DateUpdated?: string;
+            PhoneNumberIds?: number[];
+        };
+        GroupWriteBody: {
+            fname: string;
+            fnote?: string;
+            /** @description a keyword reservation of the account, or 0 for none */
+            KeywordId?: number | string;
+            /** @description a group of the account, or 0 for none; not the group itself nor one below it */
+            ParentId?: number | string;
+        };
         /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         KeywordAvailability: {
             Keyword?: string;
@@ -1325,6 +1289,47 @@ export interface components {
             Number?: string;
             ShortCode?: number;
             AutoreplyMessage?: string;
+        };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
+        Media: {
+            Id?: number;
+            FileName?: string;
+            MimeType?: string;
+            Size?: number;
+            Width?: number;
+            Height?: number;
+            DateCreated?: string;
+        };
+        MediaUploadBody: {
+            /**
+             * Format: binary
+             * @description jpg, gif, bmp, png or tiff (by content), at most 70.00MB, not an animated GIF
+             */
+            file: string;
+        };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
+        MmsTemplate: {
+            Id?: number;
+            Name?: string;
+            Subject?: string;
+            Message?: string;
+            MediaIds?: number[];
+            DateCreated?: string;
+            DateUpdated?: string;
+        };
+        MmsTemplateUpdateBody: {
+            Name?: string;
+            Subject?: string;
+            Message?: string;
+            /** @description 1 to 10 media ids of the account */
+            MediaIds?: (number | string)[];
+        };
+        MmsTemplateWriteBody: {
+            Name: string;
+            Subject?: string;
+            Message?: string;
+            /** @description 1 to 10 media ids of the account */
+            MediaIds: (number | string)[];
         };
         /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         Batch: {
@@ -1385,45 +1390,40 @@ export interface components {
             MmsTemplateId?: number | string;
         };
         /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
-        Media: {
-            Id?: number;
-            FileName?: string;
-            MimeType?: string;
-            Size?: number;
-            Width?: number;
-            Height?: number;
-            DateCreated?: string;
+        Number: {
+            Number?: string;
+            Status_Id?: number;
+            Status_Description?: string;
+            Blocked_Date?: string | null;
         };
-        MediaUploadBody: {
-            /**
-             * Format: binary
-             * @description jpg, gif, bmp, png or tiff (by content), at most 70.00MB, not an animated GIF
-             */
-            file: string;
+        ScheduleBody: {
+            /** @description recipient phone number in any common format; required on schedule */
+            MobilePhone?: string;
+            /** @description the text, at most 1,600 characters */
+            Message?: string;
+            /** @description required on schedule; YYYY:MM:DD HH:MM:SS or YYYY-MM-DD HH:MM:SS in the service time zone, or ISO 8601 with an offset (2026-12-01T09:00:00+01:00, Z); in the future, at most 366 days ahead */
+            DateTime?: string;
+            /** @description 1 SMS (default) or 2 MMS */
+            Type_Id?: number | string;
+            /** @description a template of the account, required for an MMS */
+            MmsTemplateId?: number | string;
+            /** @description at most 255 characters */
+            Subject?: string;
+            /** @description an Active number of the account; default: its first Active number */
+            Number?: number | string;
         };
         /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
-        MmsTemplate: {
+        ScheduledSingleMessage: {
             Id?: number;
-            Name?: string;
-            Subject?: string;
+            MobilePhone?: string;
             Message?: string;
-            MediaIds?: number[];
-            DateCreated?: string;
-            DateUpdated?: string;
-        };
-        MmsTemplateUpdateBody: {
-            Name?: string;
+            DateTime?: string;
+            Status_Id?: number;
+            Status_Description?: string;
+            Type_Id?: number;
+            Type_Description?: string;
+            MmsTemplateId?: number | string;
             Subject?: string;
-            Message?: string;
-            /** @description 1 to 10 media ids of the account */
-            MediaIds?: (number | string)[];
-        };
-        MmsTemplateWriteBody: {
-            Name: string;
-            Subject?: string;
-            Message?: string;
-            /** @description 1 to 10 media ids of the account */
-            MediaIds: (number | string)[];
         };
         /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         CreatedWebhook: {
@@ -1450,7 +1450,7 @@ export interface components {
         WebhookBody: {
             /** @description absolute http or https URL, at most 2,048 characters; required on create */
             Url?: string;
-            /** @description event names (API-EXTENSIONS §10); required on create */
+            /** @description event names (API.md §12.1); required on create */
             Events?: string[];
             /** @description 0 or 1, default 1 */
             Active?: number | string;
@@ -1464,7 +1464,7 @@ export interface components {
             DateCreated?: string;
             DateUpdated?: string;
         };
-        /** @description CONVENTIONS §3 422 body: the first error of each field, in rule order (not wrapped in name/code/status). */
+        /** @description API.md §4.4 422 body: the first error of each field, in rule order (not wrapped in name/code/status). */
         ValidationErrors: components["schemas"]["ValidationError"][];
     };
     responses: {
@@ -1659,11 +1659,11 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Response format; overrides Accept (CONVENTIONS §4). */
+        /** @description Response format; overrides Accept (API.md §2). */
         format: "json" | "xml";
         /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
         fields: string;
-        /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API-EXTENSIONS §1). */
+        /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
         IdempotencyKey: string;
         /** @description One range, `bytes=a-b`, `bytes=a-` or `bytes=-n`: 206 with that range; a start past the end: 416. Several ranges or a malformed value: the whole file. */
         Range: string;
@@ -1716,7 +1716,7 @@ export interface operations {
                 page?: string;
                 /** @description page size, clamped to 1..100 (default 100) */
                 "per-page"?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -1763,7 +1763,7 @@ export interface operations {
                 page?: string;
                 /** @description page size, clamped to 1..100 (default 100) */
                 "per-page"?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -1870,7 +1870,7 @@ export interface operations {
     "credits.balance": {
         parameters: {
             query?: {
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -1913,7 +1913,7 @@ export interface operations {
     "credits.balance.head": {
         parameters: {
             query?: {
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -2024,7 +2024,7 @@ export interface operations {
                 page?: string;
                 /** @description page size, clamped to 1..100 (default 100) */
                 "per-page"?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -2071,7 +2071,7 @@ export interface operations {
                 page?: string;
                 /** @description page size, clamped to 1..100 (default 100) */
                 "per-page"?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -2178,13 +2178,13 @@ export interface operations {
     "sms.send": {
         parameters: {
             query?: {
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
-                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API-EXTENSIONS §1). */
+                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -2230,13 +2230,13 @@ export interface operations {
     "sms.send-group": {
         parameters: {
             query?: {
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
-                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API-EXTENSIONS §1). */
+                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -2293,7 +2293,7 @@ export interface operations {
                 MobilePhone?: string;
                 /** @description messages of one send-group batch */
                 BatchId?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -2349,7 +2349,7 @@ export interface operations {
                 MobilePhone?: string;
                 /** @description messages of one send-group batch */
                 BatchId?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -2471,7 +2471,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -2512,7 +2512,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -2627,13 +2627,13 @@ export interface operations {
     "sms.schedule": {
         parameters: {
             query?: {
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
-                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API-EXTENSIONS §1). */
+                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -2681,7 +2681,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -2722,7 +2722,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -2839,7 +2839,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -2888,7 +2888,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -2937,7 +2937,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -2981,7 +2981,7 @@ export interface operations {
                 GroupId?: string;
                 /** @description 0 or 1 */
                 OptedOut?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -3033,7 +3033,7 @@ export interface operations {
                 GroupId?: string;
                 /** @description 0 or 1 */
                 OptedOut?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -3155,7 +3155,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -3196,7 +3196,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -3313,7 +3313,7 @@ export interface operations {
             query: {
                 /** @description phone number in any common format */
                 number: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -3354,7 +3354,7 @@ export interface operations {
             query: {
                 /** @description phone number in any common format */
                 number: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -3469,13 +3469,13 @@ export interface operations {
     "contacts.create": {
         parameters: {
             query?: {
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
-                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API-EXTENSIONS §1). */
+                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -3536,7 +3536,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -3598,7 +3598,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -3660,7 +3660,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -3696,13 +3696,13 @@ export interface operations {
     "contacts.import": {
         parameters: {
             query?: {
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
-                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API-EXTENSIONS §1). */
+                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -3750,7 +3750,7 @@ export interface operations {
                 page?: string;
                 /** @description page size, clamped to 1..100 (default 100) */
                 "per-page"?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -3797,7 +3797,7 @@ export interface operations {
                 page?: string;
                 /** @description page size, clamped to 1..100 (default 100) */
                 "per-page"?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -3906,7 +3906,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -3947,7 +3947,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -4062,13 +4062,13 @@ export interface operations {
     "groups.create": {
         parameters: {
             query?: {
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
-                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API-EXTENSIONS §1). */
+                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -4116,7 +4116,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -4165,7 +4165,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -4214,7 +4214,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -4252,13 +4252,13 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
-                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API-EXTENSIONS §1). */
+                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -4309,13 +4309,13 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
-                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API-EXTENSIONS §1). */
+                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -4368,7 +4368,7 @@ export interface operations {
                 page?: string;
                 /** @description page size, clamped to 1..100 (default 100) */
                 "per-page"?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -4415,7 +4415,7 @@ export interface operations {
                 page?: string;
                 /** @description page size, clamped to 1..100 (default 100) */
                 "per-page"?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -4524,7 +4524,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -4565,7 +4565,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -4680,13 +4680,13 @@ export interface operations {
     "custom-contact-fields.create": {
         parameters: {
             query?: {
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
-                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API-EXTENSIONS §1). */
+                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -4738,7 +4738,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -4791,7 +4791,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -4844,7 +4844,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -4888,7 +4888,7 @@ export interface operations {
                 frfield?: string;
                 /** @description only the values of this contact id */
                 frcontact?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -4940,7 +4940,7 @@ export interface operations {
                 frfield?: string;
                 /** @description only the values of this contact id */
                 frcontact?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -5062,7 +5062,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -5103,7 +5103,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -5218,13 +5218,13 @@ export interface operations {
     "custom-contact-fields-entry.create": {
         parameters: {
             query?: {
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
-                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API-EXTENSIONS §1). */
+                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5272,13 +5272,13 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
-                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API-EXTENSIONS §1). */
+                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5326,13 +5326,13 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
-                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API-EXTENSIONS §1). */
+                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5380,13 +5380,13 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
-                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API-EXTENSIONS §1). */
+                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5434,7 +5434,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -5470,13 +5470,13 @@ export interface operations {
     "keyword.reserve": {
         parameters: {
             query?: {
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
-                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API-EXTENSIONS §1). */
+                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -5537,7 +5537,7 @@ export interface operations {
                 "per-page"?: string;
                 /** @description only the reservations on this number of the account */
                 Number?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -5587,7 +5587,7 @@ export interface operations {
                 "per-page"?: string;
                 /** @description only the reservations on this number of the account */
                 Number?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -5709,7 +5709,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -5750,7 +5750,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -5867,7 +5867,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -5926,7 +5926,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -5985,7 +5985,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -6025,7 +6025,7 @@ export interface operations {
                 Keyword: string;
                 /** @description an Active number of the account */
                 Number: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -6068,7 +6068,7 @@ export interface operations {
                 Keyword: string;
                 /** @description an Active number of the account */
                 Number: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -6183,13 +6183,13 @@ export interface operations {
     "sandbox.inbound": {
         parameters: {
             query?: {
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
-                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API-EXTENSIONS §1). */
+                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6253,7 +6253,7 @@ export interface operations {
                 page?: string;
                 /** @description page size, clamped to 1..100 (default 100) */
                 "per-page"?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -6300,7 +6300,7 @@ export interface operations {
                 page?: string;
                 /** @description page size, clamped to 1..100 (default 100) */
                 "per-page"?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -6409,7 +6409,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -6450,7 +6450,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -6565,13 +6565,13 @@ export interface operations {
     "media.upload": {
         parameters: {
             query?: {
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
-                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API-EXTENSIONS §1). */
+                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -6618,7 +6618,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
             };
             header?: {
@@ -6687,7 +6687,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
             };
             header?: {
@@ -6836,7 +6836,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -6876,7 +6876,7 @@ export interface operations {
                 page?: string;
                 /** @description page size, clamped to 1..100 (default 100) */
                 "per-page"?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -6923,7 +6923,7 @@ export interface operations {
                 page?: string;
                 /** @description page size, clamped to 1..100 (default 100) */
                 "per-page"?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -7032,7 +7032,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -7073,7 +7073,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -7188,13 +7188,13 @@ export interface operations {
     "mms-templates.create": {
         parameters: {
             query?: {
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
-                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API-EXTENSIONS §1). */
+                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -7248,7 +7248,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -7303,7 +7303,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -7358,7 +7358,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -7398,7 +7398,7 @@ export interface operations {
                 page?: string;
                 /** @description page size, clamped to 1..100 (default 100) */
                 "per-page"?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -7445,7 +7445,7 @@ export interface operations {
                 page?: string;
                 /** @description page size, clamped to 1..100 (default 100) */
                 "per-page"?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -7554,7 +7554,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -7595,7 +7595,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -7710,13 +7710,13 @@ export interface operations {
     "webhooks.create": {
         parameters: {
             query?: {
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
-                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API-EXTENSIONS §1). */
+                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -7728,7 +7728,7 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     /** @description absolute http or https URL, at most 2,048 characters; required on create */
                     Url?: string;
-                    /** @description event names (API-EXTENSIONS §10); required on create */
+                    /** @description event names (API.md §12.1); required on create */
                     "Events[]"?: string[];
                     /** @description 0 or 1, default 1 */
                     Active?: number | string;
@@ -7771,7 +7771,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -7786,7 +7786,7 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     /** @description absolute http or https URL, at most 2,048 characters; required on create */
                     Url?: string;
-                    /** @description event names (API-EXTENSIONS §10); required on create */
+                    /** @description event names (API.md §12.1); required on create */
                     "Events[]"?: string[];
                     /** @description 0 or 1, default 1 */
                     Active?: number | string;
@@ -7827,7 +7827,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -7842,7 +7842,7 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     /** @description absolute http or https URL, at most 2,048 characters; required on create */
                     Url?: string;
-                    /** @description event names (API-EXTENSIONS §10); required on create */
+                    /** @description event names (API.md §12.1); required on create */
                     "Events[]"?: string[];
                     /** @description 0 or 1, default 1 */
                     Active?: number | string;
@@ -7883,7 +7883,7 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -7925,7 +7925,7 @@ export interface operations {
                 page?: string;
                 /** @description page size, clamped to 1..100 (default 100) */
                 "per-page"?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -7975,7 +7975,7 @@ export interface operations {
                 page?: string;
                 /** @description page size, clamped to 1..100 (default 100) */
                 "per-page"?: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
@@ -8097,13 +8097,13 @@ export interface operations {
             query: {
                 /** @description Record id, an integer */
                 id: string;
-                /** @description Response format; overrides Accept (CONVENTIONS §4). */
+                /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
             header?: {
-                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API-EXTENSIONS §1). */
+                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;

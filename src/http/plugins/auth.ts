@@ -4,9 +4,8 @@ import type { Store } from '../../domain/store.ts';
 import { externalWriteMarker, findLiveToken, hashToken, tokenRevocations } from '../../domain/tokens.ts';
 import { HttpError } from '../wire.ts';
 
-/** CONVENTIONS §2: the one 401 message, whatever was wrong with the token. */
+/** API.md §4: the one 401 message, whatever was wrong with the token. */
 export const INVALID_CREDENTIALS = 'Your request was made with invalid credentials.';
-
 
 /** How long a resolved token is trusted without asking the database again (default of MSGSVC_TOKEN_CACHE_MS). */
 export const TOKEN_CACHE_TTL_MS = 2000;

@@ -4,8 +4,8 @@ import { parseParams } from '../query.ts';
 import { HttpError } from '../wire.ts';
 
 /**
- * Request bodies (CONVENTIONS §6). Fastify only collects the bytes (enforcing the body limit, 413);
- * parsing waits until the handler asks, so a bad `id` is reported before bad JSON (CONVENTIONS §1).
+ * Request bodies (API.md §3.2). Fastify only collects the bytes (enforcing the body limit, 413);
+ * parsing waits until the handler asks, so a bad `id` is reported before bad JSON (API.md §1.5).
  */
 
 interface RawBody {
@@ -19,7 +19,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * The media type that chooses a body's parser, as Yii2's Request::getBodyParams takes it
- * (CONVENTIONS §11): the Content-Type exactly as sent up to the first `;`, not trimmed and not
+ * (API.md §3.2): the Content-Type exactly as sent up to the first `;`, not trimmed and not
  * lower-cased, so `Application/JSON` and `application/json ;charset=utf-8` match no parser (415).
  */
 export function mediaTypeOf(contentType: string | undefined): string {
@@ -36,12 +36,11 @@ export function collectRawBodies(app: FastifyInstance): void {
   });
 }
 
-
 /**
  * The request body as fields. An empty body, a JSON `null` or a JSON value that is not an object
  * means no fields (which then fail as "cannot be blank").
  * @throws HttpError 400 `Invalid JSON data in request body: {reason}` for JSON that PHP's json_decode
- *   refuses, with PHP's reason (CONVENTIONS §11, parsePhpJson).
+ *   refuses, with PHP's reason (API.md §3.2, parsePhpJson).
  * @throws HttpError 415 for a non-empty body that is neither JSON nor form-urlencoded, by the exact
  *   media type (mediaTypeOf).
  */
@@ -121,7 +120,7 @@ function hex4(buf: Buffer, i: number): number {
 
 /**
  * Parses a JSON body with the semantics and error reasons of PHP's json_decode (ext/json, default
- * depth 512), reading the bytes (CONVENTIONS §11). The first error met left to right decides the
+ * depth 512), reading the bytes (API.md §3.2). The first error met left to right decides the
  * reason, as PHP's scanner and parser report it (the token at which the grammar fails is scanned
  * first, so a bad string there reports its own reason):
  * - a raw control character (U+0000–U+001F) in a string, an unterminated string, or a control
@@ -131,7 +130,7 @@ function hex4(buf: Buffer, i: number): number {
  * - arrays/objects nested deeper than 512 (the 513th `[` or `{`): `Maximum stack depth exceeded`;
  * - anything else that is not JSON: `Syntax error`.
  * A number whose integer reading differs from the JS number's (an integer literal beyond 2^53, a
- * number written with an exponent such as `1e+20`, which CONVENTIONS §11 makes no integer, or a
+ * number written with an exponent such as `1e+20`, which API.md §4.5 makes no integer, or a
  * float PHP prints otherwise than JS) is recorded for the integer rule (recordJsonNumber).
  * @throws PhpJsonError with the reason.
  */
@@ -238,7 +237,7 @@ export function parsePhpJson(buf: Buffer): unknown {
     const value = Number(text);
     numberNote = undefined;
     if (hasExponent) {
-      // CONVENTIONS §11: a JSON number written with an exponent is not an integer.
+      // API.md §4.5: a JSON number written with an exponent is not an integer.
       numberNote = null;
     } else if (!isFloat) {
       if (!Number.isSafeInteger(value)) {

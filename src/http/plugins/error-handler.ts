@@ -3,7 +3,7 @@ import { NotFoundError, ValidationFailedError } from '../../domain/errors.ts';
 import { isStoreUnavailable } from '../../domain/store.ts';
 import { errorBody, HttpError, REASON_PHRASES, useFormat } from '../wire.ts';
 
-/** Headers that only a successful list response may carry (CONVENTIONS §1). */
+/** Headers that only a successful list response may carry (API.md §1.5). */
 const SUCCESS_ONLY_HEADERS = [
   'X-Pagination-Total-Count',
   'X-Pagination-Page-Count',
@@ -20,7 +20,7 @@ const FASTIFY_CLIENT_ERRORS: Readonly<Record<string, [number, string]>> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'Invalid JSON data in request body: Syntax error'],
 };
 
-/** Sends the CONVENTIONS error for `status` in the request's negotiated format. */
+/** Sends the API.md error for `status` in the request's negotiated format. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, message: string): FastifyReply {
   for (const name of SUCCESS_ONLY_HEADERS) reply.raw.removeHeader(name);
   useFormat(reply, request.format);
@@ -29,7 +29,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, status: 
 }
 
 /**
- * The one error handler (CONVENTIONS §2, §3): maps domain, HTTP and Fastify errors to status and
+ * The one error handler (API.md §4, §4.4): maps domain, HTTP and Fastify errors to status and
  * body; anything unexpected becomes a 500 with the generic message and is logged with its stack.
  */
 export function createErrorHandler(bodyLimitBytes: number) {
@@ -54,7 +54,12 @@ export function createErrorHandler(bodyLimitBytes: number) {
         return sendError(request, reply, 413, `Request Entity Too Large: the body is over the limit of ${limit} bytes.`);
       }
       if (status === 415) {
-        return sendError(request, reply, 415, 'Unsupported Media Type: send the body as application/json or application/x-www-form-urlencoded.');
+        return sendError(
+          request,
+          reply,
+          415,
+          'Unsupported Media Type: send the body as application/json or application/x-www-form-urlencoded.',
+        );
       }
       return sendError(request, reply, status, message);
     }

@@ -16,7 +16,7 @@ import { parseParams } from '../query.ts';
 import { HttpError, REASON_PHRASES, useFormat, type Format } from '../wire.ts';
 
 /**
- * Idempotency-Key (API-EXTENSIONS §1), for the operations that declare `idempotent: true`, on
+ * Idempotency-Key (API.md §7), for the operations that declare `idempotent: true`, on
  * POST only ("Every POST … honour an optional Idempotency-Key header"): the PUT and PATCH of an
  * operation that also answers POST ignore the header.
  *
@@ -79,13 +79,13 @@ export interface IdempotencyHooks {
   preSerialization: preSerializationHookHandler<unknown>;
   /**
    * Hands over what the operation's handler returned, before any presentation step (`fields=`)
-   * touches it: the success payload that is kept (API-EXTENSIONS §1). The route calls it for every
+   * touches it: the success payload that is kept (API.md §7). The route calls it for every
    * idempotent operation; it does nothing for a request that holds no claim.
    */
   handled(request: FastifyRequest, result: unknown): void;
 }
 
-/** Settings of the Idempotency-Key hooks; the defaults are API-EXTENSIONS §1's. */
+/** Settings of the Idempotency-Key hooks; the defaults are API.md §7's. */
 export interface IdempotencyOptions {
   /** How long a key is kept, in seconds (default 24 hours). */
   ttlSeconds?: number;
@@ -93,14 +93,14 @@ export interface IdempotencyOptions {
   now?: () => number;
 }
 
-/** How long a key is kept: 24 hours (API-EXTENSIONS §1). */
+/** How long a key is kept: 24 hours (API.md §7). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
-// 1 to 255 visible ASCII characters (API-EXTENSIONS §1).
+// 1 to 255 visible ASCII characters (API.md §7).
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
 /**
- * The Idempotency-Key header's value, or undefined when absent (API-EXTENSIONS §1).
+ * The Idempotency-Key header's value, or undefined when absent (API.md §7).
  * @throws HttpError 400 when present but not 1 to 255 visible ASCII characters (an empty value included).
  */
 export function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
@@ -110,14 +110,14 @@ export function idempotencyKeyOf(header: string | string[] | undefined): string 
   return value;
 }
 
-/** The 409 message while the first request with the key still runs (API-EXTENSIONS §1). */
+/** The 409 message while the first request with the key still runs (API.md §7). */
 export const IN_PROGRESS_MESSAGE = 'A request with this Idempotency-Key is still in progress.';
-/** The 409 message for the key reused with another request (API-EXTENSIONS §1). */
+/** The 409 message for the key reused with another request (API.md §7). */
 export const DIFFERENT_REQUEST_MESSAGE = 'Idempotency-Key was used with a different request.';
 
 /**
  * The query string without its `access_token` parameters (however spelled: `access%5Ftoken` too),
- * the rest as sent and in order: the query part of the request's fingerprint (API-EXTENSIONS §1).
+ * the rest as sent and in order: the query part of the request's fingerprint (API.md §7).
  */
 export function queryWithoutToken(rawQuery: string): string {
   if (rawQuery === '') return '';
@@ -134,7 +134,7 @@ function fingerprintHead(method: string, path: string, rawQuery: string): Hash {
 }
 
 /**
- * The fingerprint of a request (API-EXTENSIONS §1): SHA-256, in hex, over the method, the path,
+ * The fingerprint of a request (API.md §7): SHA-256, in hex, over the method, the path,
  * the query string less every `access_token` parameter, and the body bytes.
  */
 export function requestFingerprint(method: string, path: string, rawQuery: string, body: Buffer | string = ''): string {
@@ -156,7 +156,12 @@ const REPLAY_FORMS: Readonly<Record<string, ReplayForm>> = {
   'keyword.reserve': {
     toJson: (payload, format) =>
       format === 'xml'
-        ? (payload as KeywordXml[]).map((r): KeywordReservationRecord => ({ Id: r.Id, Keyword: r.Number, Number: r.ShortCode, AutoreplyMessage: r.AutoreplyMessage }))
+        ? (payload as KeywordXml[]).map((r): KeywordReservationRecord => ({
+            Id: r.Id,
+            Keyword: r.Number,
+            Number: r.ShortCode,
+            AutoreplyMessage: r.AutoreplyMessage,
+          }))
         : payload,
     fromJson: (payload, format) => (format === 'xml' ? (payload as KeywordReservationRecord[]).map(keywordReservationXml) : payload),
   },
@@ -181,7 +186,11 @@ class HashingBody {
   readonly stream: Transform;
   private result: Promise<string | undefined>;
   private seen = 0;
-  constructor(source: Readable, hash: Hash, private readonly limit: number) {
+  constructor(
+    source: Readable,
+    hash: Hash,
+    private readonly limit: number,
+  ) {
     let digest: string | undefined;
     this.stream = new Transform({
       transform: (chunk: Buffer, _encoding, callback) => {
@@ -258,7 +267,7 @@ const claims = new WeakMap<FastifyRequest, Claim>();
 type Outcome = { kind: 'claimed' } | { kind: 'replay'; row: IdempotencyRow } | { kind: 'conflict'; message: string };
 
 /**
- * Sends the CONVENTIONS §2 409 in the negotiated format, its `name` the reason phrase `Conflict`
+ * Sends the API.md §4 409 in the negotiated format, its `name` the reason phrase `Conflict`
  * (Yii2's httpStatuses; wire.ts's REASON_PHRASES has no 409 entry, hence sent here).
  */
 function sendConflict(request: FastifyRequest, reply: FastifyReply, message: string): void {
@@ -268,7 +277,7 @@ function sendConflict(request: FastifyRequest, reply: FastifyReply, message: str
 }
 
 /**
- * Builds the Idempotency-Key hooks over the store (API-EXTENSIONS §1): the route of every
+ * Builds the Idempotency-Key hooks over the store (API.md §7): the route of every
  * operation with `idempotent: true` runs `preHandler` and `preSerialization`, and hands its
  * handler's result to `handled`. `options.now` is the clock every expiry is read from.
  */
@@ -283,7 +292,10 @@ export function createIdempotency(store: Store, options: IdempotencyOptions = {}
       try {
         await write();
       } catch (err) {
-        request.log.warn({ reqId: request.id, err: { message: (err as Error).message, code: (err as { code?: unknown }).code } }, `idempotency: could not ${what}`);
+        request.log.warn(
+          { reqId: request.id, err: { message: (err as Error).message, code: (err as { code?: unknown }).code } },
+          `idempotency: could not ${what}`,
+        );
         const [delay, ...rest] = retriesLeft;
         if (delay !== undefined) setTimeout(() => void attempt(rest), delay).unref();
       }
@@ -322,7 +334,11 @@ export function createIdempotency(store: Store, options: IdempotencyOptions = {}
     const body = request.body;
     const streamed = isStreamed(body);
     const head = () => fingerprintHead(request.method, path, request.rawQuery);
-    let fingerprint: string | undefined = streamed ? undefined : head().update((body as { raw?: Buffer } | undefined)?.raw ?? '').digest('hex');
+    let fingerprint: string | undefined = streamed
+      ? undefined
+      : head()
+          .update((body as { raw?: Buffer } | undefined)?.raw ?? '')
+          .digest('hex');
     const limit = request.routeOptions.bodyLimit ?? Number.MAX_SAFE_INTEGER;
     const accountId = request.accountId;
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -386,7 +402,7 @@ export function createIdempotency(store: Store, options: IdempotencyOptions = {}
   return {
     preHandler(request, reply, done) {
       const header = request.headers['idempotency-key'];
-      // Only a POST honours the header (API-EXTENSIONS §1): the PUT and PATCH of an operation that
+      // Only a POST honours the header (API.md §7): the PUT and PATCH of an operation that
       // also answers POST ignore it, as every other method does.
       if (header === undefined || request.method !== 'POST') return done();
       let key: string;
@@ -416,7 +432,8 @@ export function createIdempotency(store: Store, options: IdempotencyOptions = {}
         claim.state === 'running'
           ? settle(request, reply, claim, payload)
           : reply.statusCode >= 500
-            ? ((claim.state = 'released'), persist(request, 'release the key', () => forgetIdempotencyKey(store, claim.accountId, claim.key)))
+            ? ((claim.state = 'released'),
+              persist(request, 'release the key', () => forgetIdempotencyKey(store, claim.accountId, claim.key)))
             : Promise.resolve();
       settled.then(
         () => done(null, payload),

@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, setWireHeader, useFormat, type Format } from '../wire.ts';
+import type { ParamValue } from '../query.ts';
 
 /**
- * Content negotiation, step 6 of the request path but decided first (CONVENTIONS §1, §4):
+ * Content negotiation, step 6 of the request path but decided first (API.md §1.5, §2):
  * `_format=json|xml` overrides Accept; otherwise media ranges are sorted by q (specific types
  * before wildcards, then by position) and the first exact application/json or application/xml wins.
  * No Accept header, or any `*∕*`, falls back to JSON.
@@ -20,7 +21,7 @@ interface MediaRange {
 const PHP_FLOAT = /^[ \t\n\r\v\f]*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)/;
 
 /**
- * PHP's `(float)` cast of a string (CONVENTIONS §11): the leading number, whitespace before it
+ * PHP's `(float)` cast of a string (API.md §2.1): the leading number, whitespace before it
  * allowed, anything after it ignored (`0.5x` → 0.5, `1e3` → 1000); no number (`abc`,
  * `Infinity`, `NaN`) → 0.
  */
@@ -35,14 +36,17 @@ const PARAM_SEPARATOR = /[ \t\n\x0B\f\r]*;[ \t\n\x0B\f\r]*/;
 
 /**
  * Media ranges of an Accept header, best first, as Yii2's Request::parseAcceptHeader reads them
- * (CONVENTIONS §4, §11 "Negotiation"): parts split at `,`, trimmed of PHP's trim characters, split
+ * (API.md §2, §2.1): parts split at `,`, trimmed of PHP's trim characters, split
  * at `;` with PCRE whitespace around it, empty pieces dropped. Types are kept exactly as written,
  * case included, and only a lower-case `q` parameter is a weight, read as PHP's (float).
  */
 export function parseAccept(header: string): MediaRange[] {
   const ranges: MediaRange[] = [];
   header.split(',').forEach((part, index) => {
-    const params = part.replace(PHP_TRIM, '').split(PARAM_SEPARATOR).filter((p) => p !== '');
+    const params = part
+      .replace(PHP_TRIM, '')
+      .split(PARAM_SEPARATOR)
+      .filter((p) => p !== '');
     const type = params.shift();
     if (type === undefined) return;
     let q = 1;
@@ -57,17 +61,17 @@ export function parseAccept(header: string): MediaRange[] {
 }
 
 /**
- * Picks the response format of a request (CONVENTIONS §4, §11 "Negotiation"): `_format` first,
+ * Picks the response format of a request (API.md §2, §2.1): `_format` first,
  * then the first range of Accept, best first, that is exactly `application/json` or
  * `application/xml`; JSON when there is no Accept, no range in it, or a `*∕*` among them.
  * @throws HttpError 406 when `_format` names another format or Accept matches neither.
  * @throws HttpError 400 when `_format` is sent as an array.
  */
-export function negotiateFormat(formatParam: unknown, accept: string | undefined): Format {
+export function negotiateFormat(formatParam: ParamValue | undefined, accept: string | undefined): Format {
   if (formatParam !== undefined) {
     if (Array.isArray(formatParam)) throw new HttpError(400, "Invalid data received for GET parameter '_format'.");
     if (formatParam === 'json' || formatParam === 'xml') return formatParam;
-    throw new HttpError(406, `The requested response format is not supported: ${String(formatParam)}`);
+    throw new HttpError(406, `The requested response format is not supported: ${formatParam}`);
   }
   if (accept === undefined || accept === '' || accept === 'application/json' || accept === '*/*') return 'json';
   if (accept === 'application/xml') return 'xml';
@@ -82,8 +86,11 @@ export function negotiateFormat(formatParam: unknown, accept: string | undefined
   throw new HttpError(406, 'None of your requested content types is supported.');
 }
 
-/** onRequest step: negotiates, sets Vary and prepares the reply's format. Errors render as JSON. */
-export async function negotiate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+/**
+ * Negotiates, sets Vary and prepares the reply's format. Errors render as JSON.
+ * @throws HttpError 406 or 400, as negotiateFormat.
+ */
+export function negotiate(request: FastifyRequest, reply: FastifyReply): void {
   setWireHeader(reply, 'Vary', 'Accept');
   request.format = negotiateFormat(request.queryParams.get('_format'), request.headers.accept);
   useFormat(reply, request.format);

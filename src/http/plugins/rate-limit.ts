@@ -9,7 +9,7 @@ export interface RateLimitStats {
 }
 
 /**
- * The per-account rate limit (CONVENTIONS §8): one allowance per account, shared by its tokens and
+ * The per-account rate limit (API.md §6): one allowance per account, shared by its tokens and
  * routes, `limit` requests per `windowSeconds` window, never more than `limit` in one window.
  * Every authenticated request costs one unit, errors included.
  *

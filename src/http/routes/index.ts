@@ -14,8 +14,18 @@ import { sandbox } from './sandbox/index.ts';
 import { webhooks } from './webhooks/index.ts';
 
 /**
- * The registry: every controller of /v1, each listing its actions. A new resource adds its own
- * folder and one line here.
+ * `/v1/carriers/{name}/…` (docs/API.md §14.1): the routes carriers call back (receipts, inbound
+ * texts, MMS media, phone events). Not in CONTROLLERS: they are no operations of the API (no
+ * token, no rate limit, a carrier name in the path, answers in the carrier's own terms), so
+ * app.ts registers them beside the probes, and only while an HTTP carrier is configured.
+ */
+export { carrierRoutesEnabled, registerCarrierRoutes } from './carriers/index.ts';
+
+/**
+ * The registry: every controller of /v1, each listing its actions. Its order is the order of the
+ * OpenAPI document's paths and tags, which is why it is a list and not a discovered folder. A new
+ * resource adds its own folder, its import and one line here (docs/ARCHITECTURE.md, "Adding a
+ * resource"; test/docs/architecture-recipe.test.ts applies that recipe).
  */
 export const CONTROLLERS: Readonly<Record<string, readonly Operation[]>> = {
   numbers,
@@ -35,13 +45,13 @@ export const CONTROLLERS: Readonly<Record<string, readonly Operation[]>> = {
 /** Every operation of the API. */
 export const OPERATIONS: readonly Operation[] = Object.values(CONTROLLERS).flat();
 
-/** The operations that exist under `config` (an operation's `enabled`, e.g. sandbox/inbound, API-EXTENSIONS §8). */
+/** The operations that exist under `config` (an operation's `enabled`, e.g. sandbox/inbound, API.md §11.3). */
 export function operationsFor(config: Config): readonly Operation[] {
   return OPERATIONS.filter((op) => op.enabled?.(config) ?? true);
 }
 
 /**
- * The `Allow` value of each path of `ops` (CONVENTIONS §5: GET also answers HEAD); undefined for
+ * The `Allow` value of each path of `ops` (API.md §1.4: GET also answers HEAD); undefined for
  * an unknown path.
  */
 export function allowedMethodsOf(ops: readonly Operation[]): (path: string) => string | undefined {

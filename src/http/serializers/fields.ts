@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
- * `fields=` (CONVENTIONS §11, Yii2's Serializer::getRequestedFields and Model::toArray): keeps
+ * `fields=` (API.md §2.5, Yii2's Serializer::getRequestedFields and Model::toArray): keeps
  * only the named fields of each record, in the record's own order, for a single record and for
  * every record of a list, JSON and XML alike. Unknown names are ignored; `fields` sent as an array
  * or naming nothing keeps every field, and so does `*` among the names; a dotted name keeps its
@@ -14,7 +14,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 const SEPARATOR = /[ \t\n\x0B\f\r]*,[ \t\n\x0B\f\r]*/;
 
 /**
- * The names `fields=` asks for (CONVENTIONS §11 "Responses", Yii2's preg_split of the parameter and
+ * The names `fields=` asks for (API.md §2.5, Yii2's preg_split of the parameter and
  * extractRootFields), or undefined when it asks for every field.
  */
 export function requestedFields(value: unknown): Set<string> | undefined {
@@ -50,13 +50,18 @@ export function pickFields(record: unknown, keep: ReadonlySet<string>): unknown 
 }
 
 /**
- * preSerialization hook of /v1 (CONVENTIONS §11 "Responses"): applies `fields=` to a successful
+ * preSerialization hook of /v1 (API.md §2.5): applies `fields=` to a successful
  * record or list payload. Without
  * `fields` in the query it only looks the parameter up. A filtered JSON payload lacks properties
  * the route's compiled response serializer requires, so it is written with JSON.stringify (the
  * same text for the fields kept).
  */
-export function fieldsHook(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, value?: unknown) => void): void {
+export function fieldsHook(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  done: (err: Error | null, value?: unknown) => void,
+): void {
   if (reply.statusCode >= 300) return done(null, payload);
   const value = request.queryParams.get('fields');
   if (value === undefined) return done(null, payload);

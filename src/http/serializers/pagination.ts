@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { buildPhpQueryPart, parsePhpQuery, phpInt } from '../query.ts';
 import { setWireHeader } from '../wire.ts';
 
-/** CONVENTIONS §7: default and largest page size. */
+/** API.md §5: default and largest page size. */
 export const DEFAULT_PAGE_SIZE = 100;
 const MAX_PAGE_SIZE = 100;
 
@@ -16,7 +16,7 @@ export interface Page {
 }
 
 /**
- * Works out which page to serve from `page` and `per-page` (CONVENTIONS §7): values are read like
+ * Works out which page to serve from `page` and `per-page` (API.md §5): values are read like
  * PHP's (int) and clamped, never rejected; a page past the end serves the last page.
  */
 export function resolvePage(request: FastifyRequest, total: number): Page {
@@ -33,7 +33,7 @@ export function resolvePage(request: FastifyRequest, total: number): Page {
  * The request's URL with `page` (1-based) set in place and `per-page` kept only when not the
  * default, for any page: the query is encoded once per request, only the page number varies.
  * The query is rebuilt from PHP's parse of the raw query string, as http_build_query would write
- * it (CONVENTIONS §7, §11): nested keys stay nested, bytes stay bytes, every parameter is kept.
+ * it (API.md §5): nested keys stay nested, bytes stay bytes, every parameter is kept.
  */
 function pageUrls(request: FastifyRequest, base: string, size: number): (page: number) => string {
   const params = parsePhpQuery(request.rawQuery);
@@ -58,7 +58,7 @@ function pageUrls(request: FastifyRequest, base: string, size: number): (page: n
 }
 
 /**
- * Sets X-Pagination-* and Link (CONVENTIONS §7). Rels: self; first and prev unless on the first
+ * Sets X-Pagination-* and Link (API.md §5). Rels: self; first and prev unless on the first
  * page; next and last unless on the last page.
  */
 export function setPaginationHeaders(request: FastifyRequest, reply: FastifyReply, p: Page): void {

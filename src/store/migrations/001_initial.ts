@@ -80,8 +80,12 @@ export function initialMigration(dialect: Dialect) {
         .addColumn('group_id', 'integer', (c) => c.notNull())
         .addColumn('contact_id', 'integer', (c) => c.notNull())
         .addPrimaryKeyConstraint('group_members_pk', ['group_id', 'contact_id'])
-        .addForeignKeyConstraint('group_members_group_fk', ['account_id', 'group_id'], 'groups', ['account_id', 'id'], (c) => c.onDelete('cascade'))
-        .addForeignKeyConstraint('group_members_contact_fk', ['account_id', 'contact_id'], 'contacts', ['account_id', 'id'], (c) => c.onDelete('cascade'))
+        .addForeignKeyConstraint('group_members_group_fk', ['account_id', 'group_id'], 'groups', ['account_id', 'id'], (c) =>
+          c.onDelete('cascade'),
+        )
+        .addForeignKeyConstraint('group_members_contact_fk', ['account_id', 'contact_id'], 'contacts', ['account_id', 'id'], (c) =>
+          c.onDelete('cascade'),
+        )
         .execute();
       await db.schema.createIndex('group_members_contact_ix').on('group_members').columns(['contact_id', 'group_id']).execute();
 
@@ -102,10 +106,22 @@ export function initialMigration(dialect: Dialect) {
         .addColumn('updated_at', epoch, (c) => c.notNull())
         .addUniqueConstraint('custom_field_entries_field_contact_uq', ['custom_field_id', 'contact_id'])
         .addUniqueConstraint('custom_field_entries_account_id_uq', ['account_id', 'id'])
-        .addForeignKeyConstraint('custom_field_entries_field_fk', ['account_id', 'custom_field_id'], 'custom_fields', ['account_id', 'id'], (c) => c.onDelete('cascade'))
-        .addForeignKeyConstraint('custom_field_entries_contact_fk', ['account_id', 'contact_id'], 'contacts', ['account_id', 'id'], (c) => c.onDelete('cascade'))
+        .addForeignKeyConstraint(
+          'custom_field_entries_field_fk',
+          ['account_id', 'custom_field_id'],
+          'custom_fields',
+          ['account_id', 'id'],
+          (c) => c.onDelete('cascade'),
+        )
+        .addForeignKeyConstraint('custom_field_entries_contact_fk', ['account_id', 'contact_id'], 'contacts', ['account_id', 'id'], (c) =>
+          c.onDelete('cascade'),
+        )
         .execute();
-      await db.schema.createIndex('custom_field_entries_contact_ix').on('custom_field_entries').columns(['contact_id', 'custom_field_id']).execute();
+      await db.schema
+        .createIndex('custom_field_entries_contact_ix')
+        .on('custom_field_entries')
+        .columns(['contact_id', 'custom_field_id'])
+        .execute();
 
       await withId(db.schema.createTable('scheduled_messages'))
         .addColumn('account_id', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
@@ -130,11 +146,17 @@ export function initialMigration(dialect: Dialect) {
         .addColumn('autoreply_message', 'text', (c) => c.notNull().defaultTo(''))
         .addColumn('created_at', epoch, (c) => c.notNull())
         .addUniqueConstraint('keyword_reservations_number_keyword_uq', ['account_number_id', 'keyword_key'])
-        .addForeignKeyConstraint('keyword_reservations_number_fk', ['account_id', 'account_number_id'], 'account_numbers', ['account_id', 'id'], (c) => c.onDelete('cascade'))
+        .addForeignKeyConstraint(
+          'keyword_reservations_number_fk',
+          ['account_id', 'account_number_id'],
+          'account_numbers',
+          ['account_id', 'id'],
+          (c) => c.onDelete('cascade'),
+        )
         .execute();
     },
-    async down(): Promise<void> {
-      throw new Error('msgsvc migrations are forward-only');
+    down(): Promise<void> {
+      return Promise.reject(new Error('msgsvc migrations are forward-only'));
     },
   };
 }

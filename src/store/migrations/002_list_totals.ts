@@ -77,7 +77,9 @@ export function listTotalsMigration(dialect: Dialect) {
           REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION list_totals_scheduled_messages()`.execute(db);
         await sql`
           CREATE TRIGGER scheduled_messages_total_update AFTER UPDATE ON scheduled_messages
-          REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION list_totals_scheduled_messages()`.execute(db);
+          REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION list_totals_scheduled_messages()`.execute(
+          db,
+        );
       }
 
       // Totals of the rows that exist already.
@@ -85,8 +87,8 @@ export function listTotalsMigration(dialect: Dialect) {
         INSERT INTO list_totals (account_id, scheduled_messages, scheduled_messages_version)
         SELECT account_id, count(*), count(*) FROM scheduled_messages GROUP BY account_id`.execute(db);
     },
-    async down(): Promise<void> {
-      throw new Error('msgsvc migrations are forward-only');
+    down(): Promise<void> {
+      return Promise.reject(new Error('msgsvc migrations are forward-only'));
     },
   };
 }

@@ -2,26 +2,44 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../dialect.ts';
 
 /**
- * The account's resources over the API (API-EXTENSIONS §1–§5):
+ * The account's resources over the API (API.md §1.4, §10.2, §10.3, §10.4, §10.5):
  * - keyword reservations carry their number's digits, and a keyword is unique on a number across
- *   ALL accounts (a shared short code routes an inbound text by its keyword, §5), by a unique index
+ *   ALL accounts (a shared short code routes an inbound text by its keyword, API.md §10.5), by a unique index
  *   on (number, keyword_key);
- * - custom field names are unique per account compared case-insensitively (§4), by a unique index
+ * - custom field names are unique per account compared case-insensitively (API.md §10.4), by a unique index
  *   on a case-folded key that the application computes (NFKC, trimmed, lower case);
- * - Idempotency-Key records (§1): one row per account and key, kept 24 hours.
+ * - Idempotency-Key records (API.md §7): one row per account and key, kept 24 hours.
  */
 export function extensionsMigration(dialect: Dialect) {
   const epoch = 'bigint';
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema.alterTable('keyword_reservations').addColumn('number', 'text', (c) => c.notNull().defaultTo('')).execute();
-      await sql`UPDATE keyword_reservations SET number = (SELECT n.number FROM account_numbers n WHERE n.id = keyword_reservations.account_number_id)`.execute(db);
-      await db.schema.createIndex('keyword_reservations_global_keyword_uq').on('keyword_reservations').columns(['number', 'keyword_key']).unique().execute();
+      await db.schema
+        .alterTable('keyword_reservations')
+        .addColumn('number', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
+      await sql`UPDATE keyword_reservations SET number = (SELECT n.number FROM account_numbers n WHERE n.id = keyword_reservations.account_number_id)`.execute(
+        db,
+      );
+      await db.schema
+        .createIndex('keyword_reservations_global_keyword_uq')
+        .on('keyword_reservations')
+        .columns(['number', 'keyword_key'])
+        .unique()
+        .execute();
       await db.schema.createIndex('keyword_reservations_account_ix').on('keyword_reservations').columns(['account_id', 'id']).execute();
 
-      await db.schema.alterTable('custom_fields').addColumn('name_key', 'text', (c) => c.notNull().defaultTo('')).execute();
+      await db.schema
+        .alterTable('custom_fields')
+        .addColumn('name_key', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
       await sql`UPDATE custom_fields SET name_key = lower(trim(name))`.execute(db);
-      await db.schema.createIndex('custom_fields_account_name_uq').on('custom_fields').columns(['account_id', 'name_key']).unique().execute();
+      await db.schema
+        .createIndex('custom_fields_account_name_uq')
+        .on('custom_fields')
+        .columns(['account_id', 'name_key'])
+        .unique()
+        .execute();
 
       await db.schema.createIndex('custom_field_entries_account_ix').on('custom_field_entries').columns(['account_id', 'id']).execute();
       await db.schema.createIndex('groups_parent_ix').on('groups').columns(['account_id', 'parent_id']).execute();
@@ -45,8 +63,8 @@ export function extensionsMigration(dialect: Dialect) {
       await db.schema.createIndex('idempotency_keys_expires_ix').on('idempotency_keys').column('expires_at').execute();
       void dialect;
     },
-    async down(): Promise<void> {
-      throw new Error('msgsvc migrations are forward-only');
+    down(): Promise<void> {
+      return Promise.reject(new Error('msgsvc migrations are forward-only'));
     },
   };
 }

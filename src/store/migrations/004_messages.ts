@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../dialect.ts';
 
 /**
- * The message log and its dispatch state (API-EXTENSIONS §6, §8).
+ * The message log and its dispatch state (API.md §10.6, §11.2).
  *
  * `batches`: one row per `sms/send-group` (the Batch record). `messages`: one row per message sent
  * or received (the Message record, its columns in the record's order), plus what the dispatcher
@@ -19,7 +19,7 @@ import type { Dialect } from '../dialect.ts';
  * - `receipt_status`, `receipt_error`, `receipt_due_at` (epoch ms): a receipt the carrier announced
  *   when it accepted the message (the sandbox does), written with Sent in the same statement, so a
  *   crash cannot lose it; applied when due.
- * - `opt_out_exempt`: 1 for the three §7 confirmations, which go to opted-out numbers.
+ * - `opt_out_exempt`: 1 for the three API.md §11.6 confirmations, which go to opted-out numbers.
  *
  * Ownership is in the keys as in migration 001: a message's batch is referenced by
  * (account_id, batch_id), so a message can never point at another account's batch.
@@ -50,7 +50,7 @@ export function messagesMigration(dialect: Dialect) {
         .createTable('messages')
         .addColumn('id', idType, (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
         .addColumn('account_id', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-        // The Message record, in its order (API-EXTENSIONS §6).
+        // The Message record, in its order (API.md §10.6).
         .addColumn('direction', 'integer', (c) => c.notNull())
         .addColumn('number', 'text', (c) => c.notNull())
         .addColumn('mobile_phone', 'text', (c) => c.notNull())
@@ -65,7 +65,7 @@ export function messagesMigration(dialect: Dialect) {
         .addColumn('created_at', epoch, (c) => c.notNull())
         .addColumn('sent_at', epoch)
         .addColumn('delivered_at', epoch)
-        // Dispatch state (API-EXTENSIONS §8), never shown.
+        // Dispatch state (API.md §11.2), never shown.
         .addColumn('opt_out_exempt', 'integer', (c) => c.notNull().defaultTo(0))
         .addColumn('due_at', epoch)
         .addColumn('lease_token', 'text')
@@ -75,7 +75,9 @@ export function messagesMigration(dialect: Dialect) {
         .addColumn('receipt_error', 'text')
         .addColumn('receipt_due_at', epoch)
         .addUniqueConstraint('messages_account_id_uq', ['account_id', 'id'])
-        .addForeignKeyConstraint('messages_batch_fk', ['account_id', 'batch_id'], 'batches', ['account_id', 'id'], (c) => c.onDelete('cascade'))
+        .addForeignKeyConstraint('messages_batch_fk', ['account_id', 'batch_id'], 'batches', ['account_id', 'id'], (c) =>
+          c.onDelete('cascade'),
+        )
         .addCheckConstraint('messages_direction_ck', sql`direction in (1, 2)`)
         .addCheckConstraint('messages_type_ck', sql`type_id in (1, 2)`)
         .addCheckConstraint('messages_status_ck', sql`status_id between 1 and 7`)
@@ -102,8 +104,8 @@ export function messagesMigration(dialect: Dialect) {
         .where(sql.ref('carrier_message_id'), 'is not', null)
         .execute();
     },
-    async down(): Promise<void> {
-      throw new Error('msgsvc migrations are forward-only');
+    down(): Promise<void> {
+      return Promise.reject(new Error('msgsvc migrations are forward-only'));
     },
   };
 }

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../dialect.ts';
 
 /**
- * Scheduled messages that live (API-EXTENSIONS §6 "Scheduled message status"): what the scheduler
+ * Scheduled messages that live (API.md §11.7): what the scheduler
  * (src/dispatch/scheduler.ts) needs on `scheduled_messages`, which the API never shows.
  *
  * - `number`: digits of the account number the message goes from ('' on rows written before this
@@ -31,14 +31,25 @@ import type { Dialect } from '../dialect.ts';
 export function scheduledMigration(dialect: Dialect) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema.alterTable('scheduled_messages').addColumn('number', 'text', (c) => c.notNull().defaultTo('')).execute();
+      await db.schema
+        .alterTable('scheduled_messages')
+        .addColumn('number', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
       await db.schema.alterTable('scheduled_messages').addColumn('reserved_credits', 'bigint').execute();
       await db.schema.alterTable('scheduled_messages').addColumn('due_at', 'bigint').execute();
       await db.schema.alterTable('scheduled_messages').addColumn('lease_token', 'text').execute();
-      await db.schema.alterTable('scheduled_messages').addColumn('check_reason', 'text', (c) => c.notNull().defaultTo('')).execute();
+      await db.schema
+        .alterTable('scheduled_messages')
+        .addColumn('check_reason', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
       // The scheduler's claim reads only rows with work due; the re-check trigger only the
       // account's waiting Action Required rows.
-      await db.schema.createIndex('scheduled_messages_due_ix').on('scheduled_messages').column('due_at').where(sql.ref('due_at'), 'is not', null).execute();
+      await db.schema
+        .createIndex('scheduled_messages_due_ix')
+        .on('scheduled_messages')
+        .column('due_at')
+        .where(sql.ref('due_at'), 'is not', null)
+        .execute();
       await sql`CREATE INDEX scheduled_messages_recheck_ix ON scheduled_messages (account_id)
         WHERE status_id = 2 AND due_at IS NULL AND reserved_credits IS NOT NULL`.execute(db);
 
@@ -78,11 +89,13 @@ export function scheduledMigration(dialect: Dialect) {
           $$`.execute(db);
         await sql`
           CREATE TRIGGER scheduled_messages_total_move AFTER UPDATE OF account_id ON scheduled_messages
-          FOR EACH ROW WHEN (OLD.account_id IS DISTINCT FROM NEW.account_id) EXECUTE FUNCTION list_totals_scheduled_messages_move()`.execute(db);
+          FOR EACH ROW WHEN (OLD.account_id IS DISTINCT FROM NEW.account_id) EXECUTE FUNCTION list_totals_scheduled_messages_move()`.execute(
+          db,
+        );
       }
     },
-    async down(): Promise<void> {
-      throw new Error('msgsvc migrations are forward-only');
+    down(): Promise<void> {
+      return Promise.reject(new Error('msgsvc migrations are forward-only'));
     },
   };
 }

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../dialect.ts';
 
 /**
- * Inbound texts (API-EXTENSIONS §7): a text arrives for a number, not for an account, and every
+ * Inbound texts (API.md §11.5): a text arrives for a number, not for an account, and every
  * account that holds the number must be found (a shared short code). `account_numbers` is indexed
  * by (account_id, number) only, so this adds an index on the number alone: one index range per
  * inbound text, whatever the number of accounts.
@@ -12,8 +12,8 @@ export function inboundMigration(_dialect: Dialect) {
     async up(db: Kysely<unknown>): Promise<void> {
       await db.schema.createIndex('account_numbers_number_ix').on('account_numbers').columns(['number', 'account_id']).execute();
     },
-    async down(): Promise<void> {
-      throw new Error('msgsvc migrations are forward-only');
+    down(): Promise<void> {
+      return Promise.reject(new Error('msgsvc migrations are forward-only'));
     },
   };
 }

@@ -5,7 +5,7 @@ import type { Dialect } from '../dialect.ts';
  * `list_totals.contacts` and `contacts_version`: per account, how many contacts it has and a
  * version that changes on every insert or delete of one, kept by triggers (as 002 keeps the
  * scheduled messages'), so that `contacts/index` without a filter answers
- * X-Pagination-Total-Count (CONVENTIONS §7) without counting a million rows (a covering index scan
+ * X-Pagination-Total-Count (API.md §5) without counting a million rows (a covering index scan
  * of ~23 µs per thousand contacts on SQLite, ~23 ms per request at a million), and its deep pages
  * start from cached anchors (src/store/anchors.ts) that the version invalidates.
  *
@@ -16,8 +16,14 @@ import type { Dialect } from '../dialect.ts';
 export function contactTotalsMigration(dialect: Dialect) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema.alterTable('list_totals').addColumn('contacts', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
-      await db.schema.alterTable('list_totals').addColumn('contacts_version', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('list_totals')
+        .addColumn('contacts', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable('list_totals')
+        .addColumn('contacts_version', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
       if (dialect === 'sqlite') {
         await sql`
           CREATE TRIGGER contacts_total_insert AFTER INSERT ON contacts
@@ -55,12 +61,16 @@ export function contactTotalsMigration(dialect: Dialect) {
           REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION list_totals_contacts()`.execute(db);
       }
       // Totals of the contacts that exist already.
-      await sql`INSERT INTO list_totals (account_id) SELECT DISTINCT account_id FROM contacts WHERE account_id NOT IN (SELECT account_id FROM list_totals)`.execute(db);
-      await sql`UPDATE list_totals SET contacts = (SELECT count(*) FROM contacts WHERE contacts.account_id = list_totals.account_id)`.execute(db);
+      await sql`INSERT INTO list_totals (account_id) SELECT DISTINCT account_id FROM contacts WHERE account_id NOT IN (SELECT account_id FROM list_totals)`.execute(
+        db,
+      );
+      await sql`UPDATE list_totals SET contacts = (SELECT count(*) FROM contacts WHERE contacts.account_id = list_totals.account_id)`.execute(
+        db,
+      );
       await sql`UPDATE list_totals SET contacts_version = contacts`.execute(db);
     },
-    async down(): Promise<void> {
-      throw new Error('msgsvc migrations are forward-only');
+    down(): Promise<void> {
+      return Promise.reject(new Error('msgsvc migrations are forward-only'));
     },
   };
 }

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../dialect.ts';
 
 /**
- * MMS media and templates (API-EXTENSIONS §9):
+ * MMS media and templates (API.md §10.7):
  * - `media`: one row per uploaded file (its record fields); the bytes live in `media_chunks`, in
  *   order (`seq` from 0), every chunk MEDIA_CHUNK_BYTES long but the last, so every instance can
  *   serve them and a backup holds them. A download by Range finds its first chunk by arithmetic.
@@ -57,8 +57,8 @@ export function mediaMigration(dialect: Dialect) {
         .execute();
       await db.schema.createIndex('mms_template_media_media_ix').on('mms_template_media').columns(['media_id']).execute();
     },
-    async down(): Promise<void> {
-      throw new Error('msgsvc migrations are forward-only');
+    down(): Promise<void> {
+      return Promise.reject(new Error('msgsvc migrations are forward-only'));
     },
   };
 }

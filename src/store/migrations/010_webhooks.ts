@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../dialect.ts';
 
 /**
- * Webhooks and their outbox (API-EXTENSIONS §10).
+ * Webhooks and their outbox (API.md §12).
  *
  * `webhooks`: one row per endpoint of an account: its `url`, the `events` it takes (a JSON array
  * of event names), `active`, and its signing `secret` (`whsec_…`). The secret has to be kept as
@@ -54,14 +54,16 @@ export function webhooksMigration(dialect: Dialect) {
         .addColumn('due_at', epoch)
         .addColumn('lease_token', 'text')
         .addUniqueConstraint('webhook_deliveries_msg_id_uq', ['msg_id'])
-        .addForeignKeyConstraint('webhook_deliveries_webhook_fk', ['account_id', 'webhook_id'], 'webhooks', ['account_id', 'id'], (c) => c.onDelete('cascade'))
+        .addForeignKeyConstraint('webhook_deliveries_webhook_fk', ['account_id', 'webhook_id'], 'webhooks', ['account_id', 'id'], (c) =>
+          c.onDelete('cascade'),
+        )
         .addCheckConstraint('webhook_deliveries_status_ck', sql`status in ('Pending', 'Delivered', 'Failed')`)
         .execute();
       await db.schema.createIndex('webhook_deliveries_webhook_ix').on('webhook_deliveries').columns(['webhook_id', 'id']).execute();
       await sql`create index webhook_deliveries_due_ix on webhook_deliveries (due_at) where due_at is not null`.execute(db);
     },
-    async down(): Promise<void> {
-      throw new Error('msgsvc migrations are forward-only');
+    down(): Promise<void> {
+      return Promise.reject(new Error('msgsvc migrations are forward-only'));
     },
   };
 }

@@ -14,7 +14,10 @@ export async function findAccount(db: Db, id: number) {
 }
 
 export async function countAccounts(db: Db): Promise<number> {
-  const row = await db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('accounts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -29,7 +32,11 @@ export async function insertToken(db: Db, accountId: number, tokenHash: string, 
 }
 
 const liveToken = prepareQuery((db, tokenHash: string) =>
-  db.selectFrom('api_tokens').select(['id', 'account_id', 'token_hash']).where('token_hash', '=', tokenHash).where('revoked_at', 'is', null),
+  db
+    .selectFrom('api_tokens')
+    .select(['id', 'account_id', 'token_hash'])
+    .where('token_hash', '=', tokenHash)
+    .where('revoked_at', 'is', null),
 );
 
 /** The live (not revoked) token with this hash, if any. */

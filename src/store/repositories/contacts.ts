@@ -11,7 +11,6 @@ import type { Db } from '../types.ts';
  * their foreign keys to contacts, so a contact id the account owns only has rows of that account.
  */
 
-
 /** `column IN (the strings of a JSON array parameter)`, as inJsonIds. */
 function inJsonTexts(db: Kysely<Database>, json: unknown): RawBuilder<string> {
   return isPostgres(db)
@@ -20,7 +19,11 @@ function inJsonTexts(db: Kysely<Database>, json: unknown): RawBuilder<string> {
 }
 
 const byE164s = prepareQuery((db, accountId: number, e164sJson: string) =>
-  db.selectFrom('contacts').select([...COLUMNS, 'number_e164']).where('account_id', '=', accountId).where('number_e164', 'in', inJsonTexts(db, e164sJson)),
+  db
+    .selectFrom('contacts')
+    .select([...COLUMNS, 'number_e164'])
+    .where('account_id', '=', accountId)
+    .where('number_e164', 'in', inJsonTexts(db, e164sJson)),
 );
 
 /**
@@ -46,7 +49,12 @@ const byId = prepareQuery((db, accountId: number, id: number) =>
 );
 // Both read only the (contact_id, …) covering indexes.
 const groupIds = prepareQuery((db, accountId: number, contactId: number) =>
-  db.selectFrom('group_members').select('group_id').where('contact_id', '=', contactId).where('account_id', '=', accountId).orderBy('group_id'),
+  db
+    .selectFrom('group_members')
+    .select('group_id')
+    .where('contact_id', '=', contactId)
+    .where('account_id', '=', accountId)
+    .orderBy('group_id'),
 );
 const customFieldIds = prepareQuery((db, accountId: number, contactId: number) =>
   db
@@ -94,7 +102,7 @@ export async function contactExists(db: Db, accountId: number, id: number): Prom
 
 // ------------------------------------------------------------------ lists (contacts/index)
 
-/** Filters of contacts/index (API-EXTENSIONS §2). `groupId` must already be known to be the account's. */
+/** Filters of contacts/index (API.md §10.2). `groupId` must already be known to be the account's. */
 export interface ContactFilter {
   groupId?: number;
   optedOut?: number;
@@ -102,14 +110,23 @@ export interface ContactFilter {
 
 // Counts: each reads one covering index range, never the table.
 // The account's total, kept by migration 008's triggers (no row: no contact yet).
-const countAll = prepareQuery((db, accountId: number) => db.selectFrom('list_totals').select('contacts as n').where('account_id', '=', accountId));
+const countAll = prepareQuery((db, accountId: number) =>
+  db.selectFrom('list_totals').select('contacts as n').where('account_id', '=', accountId),
+);
 const countOpted = prepareQuery((db, accountId: number, optedOut: number) =>
-  db.selectFrom('contacts').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).where('opted_out', '=', optedOut),
+  db
+    .selectFrom('contacts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('opted_out', '=', optedOut),
 );
 // A group's members all belong to its account (foreign keys on (account_id, …)): the primary key
 // (group_id, contact_id) alone answers.
 const countGroup = prepareQuery((db, groupId: number) =>
-  db.selectFrom('group_members').select((eb) => eb.fn.countAll<number>().as('n')).where('group_id', '=', groupId),
+  db
+    .selectFrom('group_members')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('group_id', '=', groupId),
 );
 const countGroupOpted = prepareQuery((db, accountId: number, groupId: number, optedOut: number) =>
   db
@@ -123,7 +140,13 @@ const countGroupOpted = prepareQuery((db, accountId: number, groupId: number, op
 
 // The ids of one page, from the same covering index ranges (an OFFSET steps over index entries only).
 const pageAll = prepareQuery((db, accountId: number, limit: number, offset: number) =>
-  db.selectFrom('contacts').select('id').where('account_id', '=', accountId).orderBy('id').limit(boundCount(limit)).offset(boundCount(offset)),
+  db
+    .selectFrom('contacts')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .limit(boundCount(limit))
+    .offset(boundCount(offset)),
 );
 const pageAllFrom = prepareQuery((db, accountId: number, fromId: number, limit: number, offset: number) =>
   db
@@ -136,8 +159,12 @@ const pageAllFrom = prepareQuery((db, accountId: number, fromId: number, limit: 
     .offset(boundCount(offset)),
 );
 // Deep unfiltered pages start from a cached anchor (src/store/anchors.ts), invalidated by migration 008's version.
-const contactsVersion = prepareQuery((db, accountId: number) => db.selectFrom('list_totals').select('contacts_version').where('account_id', '=', accountId));
-const startOf = createAnchors('contacts', async (db, accountId) => Number((await contactsVersion.first(db, accountId))?.contacts_version ?? 0));
+const contactsVersion = prepareQuery((db, accountId: number) =>
+  db.selectFrom('list_totals').select('contacts_version').where('account_id', '=', accountId),
+);
+const startOf = createAnchors('contacts', async (db, accountId) =>
+  Number((await contactsVersion.first(db, accountId))?.contacts_version ?? 0),
+);
 const pageOpted = prepareQuery((db, accountId: number, optedOut: number, limit: number, offset: number) =>
   db
     .selectFrom('contacts')
@@ -172,12 +199,7 @@ const pageGroupOpted = prepareQuery((db, accountId: number, groupId: number, opt
 
 // A page's rows and their derived ids, each in one query for the whole page (ids as a JSON array).
 const rowsOf = prepareQuery((db, accountId: number, idsJson: string) =>
-  db
-    .selectFrom('contacts')
-    .select(COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('id', 'in', jsonIds(db, idsJson))
-    .orderBy('id'),
+  db.selectFrom('contacts').select(COLUMNS).where('account_id', '=', accountId).where('id', 'in', jsonIds(db, idsJson)).orderBy('id'),
 );
 const groupIdsOf = prepareQuery((db, accountId: number, idsJson: string) =>
   db
@@ -206,7 +228,10 @@ const fieldIdsOf = prepareQuery((db, accountId: number, idsJson: string) =>
 export async function countContacts(db: Db, accountId: number, filter: ContactFilter): Promise<number> {
   let row: { n: number } | undefined;
   if (filter.groupId !== undefined) {
-    row = filter.optedOut !== undefined ? await countGroupOpted.first(db, accountId, filter.groupId, filter.optedOut) : await countGroup.first(db, filter.groupId);
+    row =
+      filter.optedOut !== undefined
+        ? await countGroupOpted.first(db, accountId, filter.groupId, filter.optedOut)
+        : await countGroup.first(db, filter.groupId);
   } else {
     row = filter.optedOut !== undefined ? await countOpted.first(db, accountId, filter.optedOut) : await countAll.first(db, accountId);
   }
@@ -215,7 +240,9 @@ export async function countContacts(db: Db, accountId: number, filter: ContactFi
 
 async function pageAllIds(db: Db, accountId: number, limit: number, offset: number): Promise<number[]> {
   const start = await startOf(db, accountId, offset);
-  return (start ? await pageAllFrom.column(db, accountId, start.fromId, limit, start.offset) : await pageAll.column(db, accountId, limit, offset)) as number[];
+  return start
+    ? await pageAllFrom.column(db, accountId, start.fromId, limit, start.offset)
+    : await pageAll.column(db, accountId, limit, offset);
 }
 
 /** The ids of one page of the account's contacts matching the filter, ascending (a covering index range). */
@@ -224,12 +251,12 @@ async function pageIds(db: Db, accountId: number, filter: ContactFilter, limit: 
   if (filter.groupId !== undefined) {
     ids =
       filter.optedOut !== undefined
-        ? ((await pageGroupOpted.column(db, accountId, filter.groupId, filter.optedOut, limit, offset)) as number[])
-        : ((await pageGroup.column(db, filter.groupId, limit, offset)) as number[]);
+        ? await pageGroupOpted.column(db, accountId, filter.groupId, filter.optedOut, limit, offset)
+        : await pageGroup.column(db, filter.groupId, limit, offset);
   } else {
     ids =
       filter.optedOut !== undefined
-        ? ((await pageOpted.column(db, accountId, filter.optedOut, limit, offset)) as number[])
+        ? await pageOpted.column(db, accountId, filter.optedOut, limit, offset)
         : await pageAllIds(db, accountId, limit, offset);
   }
   return ids;
@@ -244,7 +271,11 @@ export async function listContacts(db: Db, accountId: number, filter: ContactFil
   const ids = await pageIds(db, accountId, filter, limit, offset);
   if (ids.length === 0) return [];
   const json = JSON.stringify(ids.map(Number));
-  const [rows, groups, fields] = await Promise.all([rowsOf.all(db, accountId, json), groupIdsOf.all(db, accountId, json), fieldIdsOf.all(db, accountId, json)]);
+  const [rows, groups, fields] = await Promise.all([
+    rowsOf.all(db, accountId, json),
+    groupIdsOf.all(db, accountId, json),
+    fieldIdsOf.all(db, accountId, json),
+  ]);
   const byContact = new Map<number, ContactRow>();
   const out = rows.map((r) => {
     const row: ContactRow = { ...r, group_ids: [], custom_field_ids: [] };
@@ -256,7 +287,7 @@ export async function listContacts(db: Db, accountId: number, filter: ContactFil
   return out;
 }
 
-// The spec's Contact record built by SQLite (see listContactsJson): the keys, values and order of
+// API.md's Contact record built by SQLite (see listContactsJson): the keys, values and order of
 // contactRecord (src/records/contacts.ts), times in UTC as `Y-m-d H:i:s`, each contact's
 // group and custom field ids ascending, as listContacts gives them.
 const contactsPageJson = `select coalesce(json_group_array(json_object(
@@ -274,10 +305,16 @@ const contactsPageJson = `select coalesce(json_group_array(json_object(
  * (json_group_array, one statement for rows, memberships and entries): no row or record objects
  * and no JSON.stringify on the event loop, and far less garbage per page (issue 15; measured in
  * bench/levers.ts). The same bytes as the records written by JSON.stringify
- * (test/perf-json-pages.test.ts), times in UTC. Undefined where SQLite cannot answer it directly
+ * (test/store/perf-json-pages.test.ts), times in UTC. Undefined where SQLite cannot answer it directly
  * (PostgreSQL, or inside another transaction).
  */
-export async function listContactsJson(db: Db, accountId: number, filter: ContactFilter, limit: number, offset: number): Promise<string | undefined> {
+export async function listContactsJson(
+  db: Db,
+  accountId: number,
+  filter: ContactFilter,
+  limit: number,
+  offset: number,
+): Promise<string | undefined> {
   if (!sqliteDirect(db)) return undefined;
   const ids = await pageIds(db, accountId, filter, limit, offset);
   if (ids.length === 0) return '[]';
@@ -302,7 +339,20 @@ export interface NewContact {
 }
 
 const insert = prepareQuery(
-  (db, accountId: number, number: string, e164: string, optedOut: number, firstName: string, lastName: string, birthday: string | null, email: string, zip: string, city: string, now: number) =>
+  (
+    db,
+    accountId: number,
+    number: string,
+    e164: string,
+    optedOut: number,
+    firstName: string,
+    lastName: string,
+    birthday: string | null,
+    email: string,
+    zip: string,
+    city: string,
+    now: number,
+  ) =>
     db
       .insertInto('contacts')
       .values({
@@ -328,12 +378,39 @@ const insert = prepareQuery(
  *   (index contacts_account_e164_uq).
  */
 export async function insertContact(db: Db, accountId: number, c: NewContact, now: number): Promise<number> {
-  const row = await insert.first(db, accountId, c.number, c.e164, c.optedOut, c.firstName, c.lastName, c.birthday, c.email, c.zip, c.city, now);
+  const row = await insert.first(
+    db,
+    accountId,
+    c.number,
+    c.e164,
+    c.optedOut,
+    c.firstName,
+    c.lastName,
+    c.birthday,
+    c.email,
+    c.zip,
+    c.city,
+    now,
+  );
   return Number(row!.id);
 }
 
 const update = prepareQuery(
-  (db, accountId: number, id: number, number: string, e164: string, optedOut: number, firstName: string, lastName: string, birthday: string | null, email: string, zip: string, city: string, now: number) =>
+  (
+    db,
+    accountId: number,
+    id: number,
+    number: string,
+    e164: string,
+    optedOut: number,
+    firstName: string,
+    lastName: string,
+    birthday: string | null,
+    email: string,
+    zip: string,
+    city: string,
+    now: number,
+  ) =>
     db
       .updateTable('contacts')
       .set({
@@ -357,10 +434,15 @@ const update = prepareQuery(
  * @throws the driver's unique-violation error when another contact of the account has this number.
  */
 export async function updateContact(db: Db, accountId: number, id: number, c: NewContact, now: number): Promise<boolean> {
-  return (await update.run(db, accountId, id, c.number, c.e164, c.optedOut, c.firstName, c.lastName, c.birthday, c.email, c.zip, c.city, now)) > 0;
+  return (
+    (await update.run(db, accountId, id, c.number, c.e164, c.optedOut, c.firstName, c.lastName, c.birthday, c.email, c.zip, c.city, now)) >
+    0
+  );
 }
 
-const remove = prepareQuery((db, accountId: number, id: number) => db.deleteFrom('contacts').where('account_id', '=', accountId).where('id', '=', id));
+const remove = prepareQuery((db, accountId: number, id: number) =>
+  db.deleteFrom('contacts').where('account_id', '=', accountId).where('id', '=', id),
+);
 
 /**
  * Deletes the account's contact `id`; its group memberships and custom field entries go with it
@@ -384,7 +466,11 @@ export async function ownedGroupIds(db: Db, accountId: number, ids: readonly num
 }
 
 const clearOtherGroups = prepareQuery((db, accountId: number, contactId: number, keepJson: string) =>
-  db.deleteFrom('group_members').where('account_id', '=', accountId).where('contact_id', '=', contactId).where('group_id', 'not in', jsonIds(db, keepJson)),
+  db
+    .deleteFrom('group_members')
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .where('group_id', 'not in', jsonIds(db, keepJson)),
 );
 const addGroup = prepareQuery((db, accountId: number, groupId: number, contactId: number) =>
   db
@@ -399,7 +485,13 @@ const addGroup = prepareQuery((db, accountId: number, groupId: number, contactId
  * kept ones stay. Returns true when a membership changed (the caller then moves the contact's
  * DateUpdated: its GroupIds changed, docs/API.md §4.6).
  */
-export async function setContactGroups(db: Db, accountId: number, contactId: number, groupIds: readonly number[], replace = true): Promise<boolean> {
+export async function setContactGroups(
+  db: Db,
+  accountId: number,
+  contactId: number,
+  groupIds: readonly number[],
+  replace = true,
+): Promise<boolean> {
   let changed = replace ? await clearOtherGroups.run(db, accountId, contactId, JSON.stringify(groupIds)) : 0;
   for (const g of groupIds) changed += await addGroup.run(db, accountId, g, contactId);
   return changed > 0;
@@ -419,7 +511,14 @@ const upsertEntry = prepareQuery((db, accountId: number, fieldId: number, contac
 );
 
 /** Sets the contact's entry of the account's custom field `fieldId`, creating it or changing its value. */
-export async function setContactEntry(db: Db, accountId: number, fieldId: number, contactId: number, entry: string, now: number): Promise<void> {
+export async function setContactEntry(
+  db: Db,
+  accountId: number,
+  fieldId: number,
+  contactId: number,
+  entry: string,
+  now: number,
+): Promise<void> {
   await upsertEntry.run(db, accountId, fieldId, contactId, entry, now);
 }
 

@@ -2,7 +2,7 @@ import { prepareQuery } from '../prepared.ts';
 import type { Db } from '../types.ts';
 
 /**
- * Debits and refunds of the credit balance (API-EXTENSIONS §6 "Cost"). The debit is one
+ * Debits and refunds of the credit balance (API.md §11.1). The debit is one
  * conditional UPDATE (`… WHERE available_credits >= cost`): under concurrent sends it is the
  * database that decides, so the balance never goes below zero on either store (SQLite serialises
  * writers; PostgreSQL re-checks the condition on the row version it waited for).
@@ -31,7 +31,7 @@ const credit = prepareQuery((db, accountId: number, amount: number, now: number)
     .where('account_id', '=', accountId),
 );
 
-/** Gives `amount` credits (≥ 0) back to the account (a refund on Failed or Rejected, §6). */
+/** Gives `amount` credits (≥ 0) back to the account (a refund on Failed or Rejected, API.md §10.6). */
 export async function refundCredits(db: Db, accountId: number, amount: number, now: number): Promise<void> {
   if (amount > 0) await credit.run(db, accountId, amount, now);
 }

@@ -30,7 +30,10 @@ export async function findCustomField(db: Db, accountId: number, id: number): Pr
 }
 
 const fieldCount = prepareQuery((db, accountId: number) =>
-  db.selectFrom('custom_fields').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId),
+  db
+    .selectFrom('custom_fields')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId),
 );
 
 /** How many custom fields the account has. */
@@ -62,12 +65,18 @@ export async function listCustomFields(db: Db, accountId: number, limit: number,
     byField.set(r.id, entries);
     return { ...r, entries };
   });
-  for (const e of await entriesOfFieldRange.all(db, accountId, rows[0]!.id, rows[rows.length - 1]!.id)) byField.get(e.custom_field_id)?.push(e);
+  for (const e of await entriesOfFieldRange.all(db, accountId, rows[0]!.id, rows[rows.length - 1]!.id))
+    byField.get(e.custom_field_id)?.push(e);
   return page;
 }
 
 const nameTaken = prepareQuery((db, accountId: number, nameKey: string, exceptId: number) =>
-  db.selectFrom('custom_fields').select('id').where('account_id', '=', accountId).where('name_key', '=', nameKey).where('id', '!=', exceptId),
+  db
+    .selectFrom('custom_fields')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('name_key', '=', nameKey)
+    .where('id', '!=', exceptId),
 );
 
 /**
@@ -105,7 +114,14 @@ export async function customFieldExists(db: Db, accountId: number, id: number): 
  * §4.6). Returns false when the account has no such field or the name is its own.
  * @throws the driver's unique-violation error when another field of the account has that key.
  */
-export async function renameCustomField(db: Db, accountId: number, id: number, name: string, nameKey: string, now: number): Promise<boolean> {
+export async function renameCustomField(
+  db: Db,
+  accountId: number,
+  id: number,
+  name: string,
+  nameKey: string,
+  now: number,
+): Promise<boolean> {
   const res = await db
     .updateTable('custom_fields')
     .set({ name, name_key: nameKey, updated_at: now })
@@ -145,7 +161,13 @@ const setEntry = prepareQuery((db, accountId: number, id: number, customFieldId:
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     // Only when a value differs: an update that changes nothing saves nothing (DateUpdated stays).
-    .where((eb) => eb.or([eb('custom_field_id', 'is distinct from', customFieldId), eb('contact_id', 'is distinct from', contactId), eb('entry', 'is distinct from', entry)])),
+    .where((eb) =>
+      eb.or([
+        eb('custom_field_id', 'is distinct from', customFieldId),
+        eb('contact_id', 'is distinct from', contactId),
+        eb('entry', 'is distinct from', entry),
+      ]),
+    ),
 );
 
 /**
@@ -169,7 +191,14 @@ export async function updateEntry(
  * @throws the driver's unique-violation error when that field × contact already has an entry,
  * and a foreign-key error when the field or contact is not the account's.
  */
-export async function insertEntry(db: Db, accountId: number, customFieldId: number, contactId: number, entry: string, now: number): Promise<number> {
+export async function insertEntry(
+  db: Db,
+  accountId: number,
+  customFieldId: number,
+  contactId: number,
+  entry: string,
+  now: number,
+): Promise<number> {
   const { id } = await db
     .insertInto('custom_field_entries')
     .values({ account_id: accountId, custom_field_id: customFieldId, contact_id: contactId, entry, created_at: now, updated_at: now })
@@ -217,7 +246,10 @@ type EntryQueries = {
 
 function entryCountQuery(byField: boolean, byContact: boolean) {
   return prepareQuery((db, accountId: number, customFieldId: number, contactId: number) => {
-    let q = db.selectFrom('custom_field_entries').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId);
+    let q = db
+      .selectFrom('custom_field_entries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId);
     if (byField) q = q.where('custom_field_id', '=', customFieldId);
     if (byContact) q = q.where('contact_id', '=', contactId);
     return q;

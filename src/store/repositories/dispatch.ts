@@ -5,7 +5,7 @@ import type { Row } from '../tables.ts';
 import type { Db } from '../types.ts';
 
 /**
- * The dispatcher's queries (API-EXTENSIONS §8). Times: `now`, `due`, `lease` in epoch
+ * The dispatcher's queries (API.md §11.2). Times: `now`, `due`, `lease` in epoch
  * milliseconds; `nowSeconds` in epoch seconds (the log's sent_at, delivered_at).
  *
  * The claim is ONE statement per store, so no two dispatchers ever hold the same message:
@@ -18,7 +18,7 @@ import type { Db } from '../types.ts';
  */
 
 
-const RETURNING = ['id', 'account_id', 'number', 'mobile_phone', 'message', 'type_id', 'segments', 'credits', 'attempts', 'opt_out_exempt'] as const;
+const RETURNING = ['id', 'account_id', 'number', 'mobile_phone', 'message', 'type_id', 'segments', 'credits', 'attempts', 'opt_out_exempt', 'mms_template_id'] as const;
 
 /** A claimed message: what the carrier needs, and its cost for a refund (`attempts` counts this one). */
 export type ClaimedMessage = Pick<Row<'messages'>, (typeof RETURNING)[number]>;
@@ -51,8 +51,8 @@ const blocked = prepareQuery((db, idsJson: string) => ({
 }));
 
 /**
- * Of the given messages, those that must not go out (API-EXTENSIONS §6 Rejected, §7): the
- * recipient is an opted-out contact of the account (unless the message is a §7 confirmation), or
+ * Of the given messages, those that must not go out (API.md §10.6 Rejected, API.md §11.6): the
+ * recipient is an opted-out contact of the account (unless the message is an API.md §11.6 confirmation), or
  * the account number is no longer Active (or no longer the account's). Reason: `OPTED_OUT` or
  * `NUMBER_INACTIVE`, which becomes the message's ErrorCode.
  */
@@ -66,12 +66,13 @@ export async function findBlocked(db: Db, ids: readonly number[]): Promise<Map<n
 }
 
 const sent = prepareQuery(
-  (db, id: number, token: string, nowSeconds: number, carrierId: string, receiptStatus: number | null, receiptError: string | null, receiptDue: number | null) =>
+  (db, id: number, token: string, nowSeconds: number, carrier: string | null, carrierId: string, receiptStatus: number | null, receiptError: string | null, receiptDue: number | null) =>
     db
       .updateTable('messages')
       .set({
         status_id: 2,
         sent_at: nowSeconds,
+        carrier,
         carrier_message_id: carrierId,
         error_code: '',
         due_at: null,
@@ -93,15 +94,26 @@ export interface AnnouncedReceipt {
 
 /**
  * Records that the carrier accepted the message (Sent), if `token` still holds it.
+ * @param carrier the configured name of the carrier that took it (API.md §14.1); null: none recorded.
  * @returns false when the lease was lost (another dispatcher took the message): nothing written.
  */
-export async function markSent(db: Db, id: number, token: string, nowSeconds: number, carrierId: string, receipt: AnnouncedReceipt | undefined): Promise<boolean> {
-  return (await sent.run(db, id, token, nowSeconds, carrierId, receipt?.statusId ?? null, receipt?.errorCode ?? null, receipt?.dueAt ?? null)) === 1;
+export async function markSent(
+  db: Db,
+  id: number,
+  token: string,
+  nowSeconds: number,
+  carrierId: string,
+  receipt: AnnouncedReceipt | undefined,
+  carrier: string | null = null,
+): Promise<boolean> {
+  return (await sent.run(db, id, token, nowSeconds, carrier, carrierId, receipt?.statusId ?? null, receipt?.errorCode ?? null, receipt?.dueAt ?? null)) === 1;
 }
 
 /** One accepted message of a claim, for markSentMany. */
 export interface SentItem {
   id: number;
+  /** The configured name of the carrier that took it (API.md §14.1). */
+  carrier: string;
   carrierId: string;
   receipt: AnnouncedReceipt | undefined;
 }
@@ -109,14 +121,14 @@ export interface SentItem {
 const sentMany = prepareQuery((db, itemsJson: string, token: string, nowSeconds: number) => ({
   compile: () =>
     (isPostgres(db)
-      ? sql`update messages m set status_id = 2, sent_at = ${nowSeconds}, carrier_message_id = v.cid, error_code = '', due_at = null,
+      ? sql`update messages m set status_id = 2, sent_at = ${nowSeconds}, carrier = v.car, carrier_message_id = v.cid, error_code = '', due_at = null,
             lease_token = null, receipt_status = v.rs, receipt_error = v.re, receipt_due_at = v.rd
-          from json_to_recordset(cast(${itemsJson} as json)) as v(id integer, cid text, rs integer, re text, rd bigint)
+          from json_to_recordset(cast(${itemsJson} as json)) as v(id integer, car text, cid text, rs integer, re text, rd bigint)
           where m.id = v.id and m.lease_token = ${token}
           returning m.id`
-      : sql`update messages set status_id = 2, sent_at = ${nowSeconds}, carrier_message_id = v.cid, error_code = '', due_at = null,
+      : sql`update messages set status_id = 2, sent_at = ${nowSeconds}, carrier = v.car, carrier_message_id = v.cid, error_code = '', due_at = null,
             lease_token = null, receipt_status = v.rs, receipt_error = v.re, receipt_due_at = v.rd
-          from (select value ->> '$.id' as id, value ->> '$.cid' as cid, value ->> '$.rs' as rs, value ->> '$.re' as re, value ->> '$.rd' as rd
+          from (select value ->> '$.id' as id, value ->> '$.car' as car, value ->> '$.cid' as cid, value ->> '$.rs' as rs, value ->> '$.re' as re, value ->> '$.rd' as rd
                 from json_each(${itemsJson})) as v
           where messages.id = v.id and messages.lease_token = ${token}
           returning messages.id`
@@ -130,7 +142,7 @@ const sentMany = prepareQuery((db, itemsJson: string, token: string, nowSeconds:
  */
 export async function markSentMany(db: Db, token: string, nowSeconds: number, items: readonly SentItem[]): Promise<Set<number>> {
   if (items.length === 0) return new Set();
-  const json = JSON.stringify(items.map((i) => ({ id: i.id, cid: i.carrierId, rs: i.receipt?.statusId ?? null, re: i.receipt?.errorCode ?? null, rd: i.receipt?.dueAt ?? null })));
+  const json = JSON.stringify(items.map((i) => ({ id: i.id, car: i.carrier, cid: i.carrierId, rs: i.receipt?.statusId ?? null, re: i.receipt?.errorCode ?? null, rd: i.receipt?.dueAt ?? null })));
   const rows = (await sentMany.all(db, json, token, nowSeconds)) as { id: number }[];
   return new Set(rows.map((r) => Number(r.id)));
 }
@@ -162,6 +174,22 @@ export async function markRetry(db: Db, id: number, token: string, dueAt: number
   return (await retry.run(db, id, token, dueAt)) === 1;
 }
 
+const released = prepareQuery((db, idsJson: string, token: string, dueAt: number) => ({
+  compile: () =>
+    sql`update messages set due_at = ${dueAt}, lease_token = null, attempts = attempts - 1
+        where id in ${jsonIds(db, idsJson)} and lease_token = ${token}`.compile(db),
+}));
+
+/**
+ * Puts held messages back in the queue WITHOUT spending an attempt (the claim's count is taken
+ * back), due at `dueAt` (epoch ms), those `token` still holds: messages none of whose carriers
+ * was ready (API.md §14.1: they wait Queued, spending no attempt). Returns how many.
+ */
+export async function releaseUnattempted(db: Db, ids: readonly number[], token: string, dueAt: number): Promise<number> {
+  if (ids.length === 0) return 0;
+  return released.run(db, JSON.stringify(ids), token, dueAt);
+}
+
 // ------------------------------------------------------------------ receipts
 
 // Unqualified on both stores: in PostgreSQL's UPDATE … FROM due, `due` has only `id`.
@@ -186,7 +214,7 @@ const dueReceipts = prepareQuery((db, now: number, limit: number, nowSeconds: nu
 }));
 
 /**
- * Applies up to `limit` announced receipts that are due (API-EXTENSIONS §8): a Sent message
+ * Applies up to `limit` announced receipts that are due (API.md §11.2): a Sent message
  * becomes Delivered (DateDelivered now) or Undelivered (ErrorCode the receipt's). One statement;
  * on PostgreSQL rows another dispatcher is applying are skipped. Returns how many were applied.
  */
@@ -194,7 +222,7 @@ export async function applyDueReceipts(db: Db, now: number, limit: number, nowSe
   return (await dueReceipts.all(db, now, limit, nowSeconds)).length;
 }
 
-/** applyDueReceipts, returning the messages applied (for their API-EXTENSIONS §10 events, in the same transaction). */
+/** applyDueReceipts, returning the messages applied (for their API.md §12.1 events, in the same transaction). */
 export async function applyDueReceiptRows(db: Db, now: number, limit: number, nowSeconds: number): Promise<Pick<Row<'messages'>, 'id' | 'account_id'>[]> {
   return (await dueReceipts.all(db, now, limit, nowSeconds)) as Pick<Row<'messages'>, 'id' | 'account_id'>[];
 }
@@ -226,7 +254,7 @@ const pushedReturning = prepareQuery((db, carrierId: string, statusId: number, e
     .returning(['id', 'account_id']),
 );
 
-/** applyReceipt, returning the message changed (none or one), for its API-EXTENSIONS §10 event in the same transaction. */
+/** applyReceipt, returning the message changed (none or one), for its API.md §12.1 event in the same transaction. */
 export async function applyReceiptReturning(db: Db, carrierId: string, statusId: 3 | 4, errorCode: string, nowSeconds: number): Promise<Pick<Row<'messages'>, 'id' | 'account_id'>[]> {
   return pushedReturning.all(db, carrierId, statusId, errorCode, statusId === 3 ? nowSeconds : null);
 }

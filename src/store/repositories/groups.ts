@@ -5,7 +5,7 @@ import type { Db } from '../types.ts';
 
 /**
  * Groups and their membership (Group.PhoneNumberIds is derived from group_members). Every query
- * is scoped to the account (CONVENTIONS §9); ids are row ids that fit the id column (callers turn
+ * is scoped to the account (API.md §1.2); ids are row ids that fit the id column (callers turn
  * anything else into "not found" / "is invalid" before asking).
  */
 
@@ -16,7 +16,12 @@ const byId = prepareQuery((db, accountId: number, id: number) =>
   db.selectFrom('groups').select(GROUP_COLUMNS).where('account_id', '=', accountId).where('id', '=', id),
 );
 const memberIds = prepareQuery((db, accountId: number, groupId: number) =>
-  db.selectFrom('group_members').select('contact_id').where('group_id', '=', groupId).where('account_id', '=', accountId).orderBy('contact_id'),
+  db
+    .selectFrom('group_members')
+    .select('contact_id')
+    .where('group_id', '=', groupId)
+    .where('account_id', '=', accountId)
+    .orderBy('contact_id'),
 );
 const exists = prepareQuery((db, accountId: number, id: number) =>
   db.selectFrom('groups').select('id').where('account_id', '=', accountId).where('id', '=', id),
@@ -35,7 +40,10 @@ export async function groupExists(db: Db, accountId: number, id: number): Promis
 }
 
 const count = prepareQuery((db, accountId: number) =>
-  db.selectFrom('groups').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId),
+  db
+    .selectFrom('groups')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId),
 );
 
 /** How many groups the account has (X-Pagination-Total-Count of groups/index). */
@@ -87,8 +95,16 @@ const renameWithNote = prepareQuery((db, accountId: number, id: number, name: st
 );
 
 /** Renames a group (and changes its note when `note` is given). Returns false when the account has no such group. */
-export async function updateGroup(db: Db, accountId: number, id: number, name: string, note: string | undefined, now: number): Promise<boolean> {
-  const changed = note === undefined ? await rename.run(db, accountId, id, name, now) : await renameWithNote.run(db, accountId, id, name, note, now);
+export async function updateGroup(
+  db: Db,
+  accountId: number,
+  id: number,
+  name: string,
+  note: string | undefined,
+  now: number,
+): Promise<boolean> {
+  const changed =
+    note === undefined ? await rename.run(db, accountId, id, name, now) : await renameWithNote.run(db, accountId, id, name, note, now);
   return changed > 0;
 }
 
@@ -136,7 +152,15 @@ export interface NewGroup {
 export async function insertGroup(db: Db, accountId: number, g: NewGroup, now: number): Promise<number> {
   const { id } = await db
     .insertInto('groups')
-    .values({ account_id: accountId, name: g.name, note: g.note, keyword_id: g.keywordId, parent_id: g.parentId, created_at: now, updated_at: now })
+    .values({
+      account_id: accountId,
+      name: g.name,
+      note: g.note,
+      keyword_id: g.keywordId,
+      parent_id: g.parentId,
+      created_at: now,
+      updated_at: now,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return id;
@@ -157,7 +181,7 @@ const reservation = prepareQuery((db, accountId: number, id: number) =>
   db.selectFrom('keyword_reservations').select('id').where('account_id', '=', accountId).where('id', '=', id),
 );
 
-/** True when the account has a keyword reservation with this id (a group's KeywordId, API-EXTENSIONS §3). Read only. */
+/** True when the account has a keyword reservation with this id (a group's KeywordId, API.md §10.3). Read only. */
 export async function keywordReservationExists(db: Db, accountId: number, id: number): Promise<boolean> {
   return (await reservation.first(db, accountId, id)) !== undefined;
 }
@@ -196,14 +220,19 @@ export async function lockGroupTree(db: Db, dialect: 'sqlite' | 'postgres', acco
  * Returns false when the account has no such group.
  */
 export async function deleteGroup(db: Db, accountId: number, id: number, now: number): Promise<boolean> {
-  await db.updateTable('groups').set({ parent_id: 0, updated_at: now }).where('account_id', '=', accountId).where('parent_id', '=', id).execute();
+  await db
+    .updateTable('groups')
+    .set({ parent_id: 0, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('parent_id', '=', id)
+    .execute();
   const result = await db.deleteFrom('groups').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 
 /**
  * How many of `ids` (distinct, each at most MAX_ROW_ID) are contacts of the account: one query
- * for the whole list (at most 1,000 ids, API-EXTENSIONS §3).
+ * for the whole list (at most 1,000 ids, API.md §10.3).
  */
 // One statement shape whatever the number of ids (a JSON array parameter): prepared once, where
 // a statement with a placeholder per id was built and compiled by Kysely on every request
@@ -220,11 +249,17 @@ const addMembers = prepareQuery((db, accountId: number, groupId: number, idsJson
     .insertInto('group_members')
     .columns(['account_id', 'group_id', 'contact_id'])
     // `where true`: SQLite reads an INSERT … SELECT followed by ON CONFLICT only with a WHERE.
-    .expression(sql`select cast(${accountId} as integer), cast(${groupId} as integer), ids.value from ${jsonIds(db, idsJson)} as ids where true`)
+    .expression(
+      sql`select cast(${accountId} as integer), cast(${groupId} as integer), ids.value from ${jsonIds(db, idsJson)} as ids where true`,
+    )
     .onConflict((oc) => oc.columns(['group_id', 'contact_id']).doNothing()),
 );
 const removeMembers = prepareQuery((db, accountId: number, groupId: number, idsJson: string) =>
-  db.deleteFrom('group_members').where('account_id', '=', accountId).where('group_id', '=', groupId).where('contact_id', 'in', jsonIds(db, idsJson)),
+  db
+    .deleteFrom('group_members')
+    .where('account_id', '=', accountId)
+    .where('group_id', '=', groupId)
+    .where('contact_id', 'in', jsonIds(db, idsJson)),
 );
 
 /** How many of `ids` are contacts of the account (each counted once). */

@@ -3,10 +3,10 @@ import type { Row } from '../tables.ts';
 import type { Db } from '../types.ts';
 
 /**
- * The queries of inbound texts (API-EXTENSIONS §7). Unlike every other repository, the first two
+ * The queries of inbound texts (API.md §11.5). Unlike every other repository, the first two
  * read across accounts: a text arrives for a NUMBER, and the accounts that hold it (one, or several
  * for a shared short code) and the keyword reserved on it (unique on the number across all
- * accounts, §5) decide which accounts it concerns. Everything after that is scoped to one account.
+ * accounts, API.md §10.5) decide which accounts it concerns. Everything after that is scoped to one account.
  * Inbound texts are rare next to requests: plain Kysely queries, inside the caller's transaction.
  */
 
@@ -31,7 +31,7 @@ export async function numberHolders(db: Db, digits: string): Promise<NumberHolde
 /** A keyword reservation as an inbound text needs it. */
 export type ReservedKeyword = Pick<Row<'keyword_reservations'>, 'id' | 'account_id' | 'autoreply_message'>;
 
-/** The reservation of the case-folded keyword `keywordKey` on the number `digits`, in whichever account holds it (at most one, §5). */
+/** The reservation of the case-folded keyword `keywordKey` on the number `digits`, in whichever account holds it (at most one, API.md §10.5). */
 export async function reservedKeyword(db: Db, digits: string, keywordKey: string): Promise<ReservedKeyword | undefined> {
   const row = await db
     .selectFrom('keyword_reservations')
@@ -121,7 +121,7 @@ export async function joinKeywordGroups(db: Db, accountId: number, keywordId: nu
   return ids;
 }
 
-/** Sets the ErrorCode of the account's message `id` (an autoreply Rejected at once, API-EXTENSIONS §7). */
+/** Sets the ErrorCode of the account's message `id` (an autoreply Rejected at once, API.md §11.6). */
 export async function setMessageErrorCode(db: Db, accountId: number, id: number, errorCode: string): Promise<void> {
   await db.updateTable('messages').set({ error_code: errorCode }).where('account_id', '=', accountId).where('id', '=', id).execute();
 }

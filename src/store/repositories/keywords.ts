@@ -41,21 +41,30 @@ const insert = prepareQuery(
 
 /**
  * True when a reservation with this case-folded keyword exists on these number digits, in ANY
- * account (API-EXTENSIONS §5), other than `exceptId`.
+ * account (API.md §10.5), other than `exceptId`.
  */
 export async function keywordTaken(db: Db, numberDigits: string, keywordKey: string, exceptId = 0): Promise<boolean> {
   return (await taken.first(db, numberDigits, keywordKey, exceptId)) !== undefined;
 }
 
 const taken = prepareQuery((db, numberDigits: string, keywordKey: string, exceptId: number) =>
-  db.selectFrom('keyword_reservations').select('id').where('number', '=', numberDigits).where('keyword_key', '=', keywordKey).where('id', '!=', exceptId),
+  db
+    .selectFrom('keyword_reservations')
+    .select('id')
+    .where('number', '=', numberDigits)
+    .where('keyword_key', '=', keywordKey)
+    .where('id', '!=', exceptId),
 );
 
 /** A keyword reservation with what an update needs besides its record fields. */
 export type StoredKeywordReservation = KeywordReservationRow & Pick<Row<'keyword_reservations'>, 'account_number_id' | 'keyword_key'>;
 
 const byId = prepareQuery((db, accountId: number, id: number) =>
-  db.selectFrom('keyword_reservations').select([...columns, 'account_number_id', 'keyword_key']).where('account_id', '=', accountId).where('id', '=', id),
+  db
+    .selectFrom('keyword_reservations')
+    .select([...columns, 'account_number_id', 'keyword_key'])
+    .where('account_id', '=', accountId)
+    .where('id', '=', id),
 );
 
 /** The account's reservation with this id (with its number row id and case-folded key), if any. */
@@ -64,10 +73,17 @@ export async function findKeywordReservation(db: Db, accountId: number, id: numb
 }
 
 const countAll = prepareQuery((db, accountId: number) =>
-  db.selectFrom('keyword_reservations').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId),
+  db
+    .selectFrom('keyword_reservations')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId),
 );
 const countOnNumber = prepareQuery((db, accountId: number, numberDigits: string) =>
-  db.selectFrom('keyword_reservations').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).where('number', '=', numberDigits),
+  db
+    .selectFrom('keyword_reservations')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('number', '=', numberDigits),
 );
 
 /** How many reservations the account has, on one number's digits when `numberDigits` is given. */
@@ -77,7 +93,13 @@ export async function countKeywordReservations(db: Db, accountId: number, number
 }
 
 const pageAll = prepareQuery((db, accountId: number, limit: number, offset: number) =>
-  db.selectFrom('keyword_reservations').select(columns).where('account_id', '=', accountId).orderBy('id').limit(boundCount(limit)).offset(boundCount(offset)),
+  db
+    .selectFrom('keyword_reservations')
+    .select(columns)
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .limit(boundCount(limit))
+    .offset(boundCount(offset)),
 );
 const pageOnNumber = prepareQuery((db, accountId: number, numberDigits: string, limit: number, offset: number) =>
   db
@@ -91,8 +113,16 @@ const pageOnNumber = prepareQuery((db, accountId: number, numberDigits: string, 
 );
 
 /** One page of the account's reservations by id ascending, on one number's digits when `numberDigits` is given. */
-export async function listKeywordReservations(db: Db, accountId: number, numberDigits: string | undefined, limit: number, offset: number): Promise<KeywordReservationRow[]> {
-  return numberDigits === undefined ? pageAll.all(db, accountId, limit, offset) : pageOnNumber.all(db, accountId, numberDigits, limit, offset);
+export async function listKeywordReservations(
+  db: Db,
+  accountId: number,
+  numberDigits: string | undefined,
+  limit: number,
+  offset: number,
+): Promise<KeywordReservationRow[]> {
+  return numberDigits === undefined
+    ? pageAll.all(db, accountId, limit, offset)
+    : pageOnNumber.all(db, accountId, numberDigits, limit, offset);
 }
 
 const update = prepareQuery(
@@ -139,8 +169,8 @@ const clearGroups = prepareQuery((db, accountId: number, keywordId: number) =>
 );
 
 /**
- * Groups of the account that pointed to reservation `keywordId` get KeywordId 0 (API-EXTENSIONS
- * §5, on delete). Their DateUpdated stays: the group itself was not edited. Returns how many changed.
+ * Groups of the account that pointed to reservation `keywordId` get KeywordId 0 (API.md
+ * API.md §10.5, on delete). Their DateUpdated stays: the group itself was not edited. Returns how many changed.
  */
 export async function clearGroupsKeyword(db: Db, accountId: number, keywordId: number): Promise<number> {
   return clearGroups.run(db, accountId, keywordId);

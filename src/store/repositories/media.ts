@@ -3,15 +3,29 @@ import { MEDIA_COLUMNS, MMS_TEMPLATE_COLUMNS as TEMPLATE_COLUMNS, type MediaRow,
 import type { Db } from '../types.ts';
 
 /**
- * MMS media and templates (API-EXTENSIONS §9). Every query is scoped to the account
- * (CONVENTIONS §9); chunk reads are reached only through a media row the account owns.
+ * MMS media and templates (API.md §10.7). Every query is scoped to the account
+ * (API.md §1.2); chunk reads are reached only through a media row the account owns.
  */
 
 /** Inserts the media row of an upload in progress (size and dimensions come with `finishMedia`). */
-export async function insertMedia(db: Db, accountId: number, m: { fileName: string; mimeType: string; chunkBytes: number }, now: number): Promise<number> {
+export async function insertMedia(
+  db: Db,
+  accountId: number,
+  m: { fileName: string; mimeType: string; chunkBytes: number },
+  now: number,
+): Promise<number> {
   const { id } = await db
     .insertInto('media')
-    .values({ account_id: accountId, file_name: m.fileName, mime_type: m.mimeType, size: 0, width: 0, height: 0, chunk_bytes: m.chunkBytes, created_at: now })
+    .values({
+      account_id: accountId,
+      file_name: m.fileName,
+      mime_type: m.mimeType,
+      size: 0,
+      width: 0,
+      height: 0,
+      chunk_bytes: m.chunkBytes,
+      created_at: now,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return id;
@@ -34,23 +48,40 @@ export async function findMedia(db: Db, accountId: number, id: number): Promise<
 
 /** How many media the account has. */
 export async function countMedia(db: Db, accountId: number): Promise<number> {
-  const row = await db.selectFrom('media').select((eb) => eb.fn.countAll().as('n')).where('account_id', '=', accountId).executeTakeFirst();
+  const row = await db
+    .selectFrom('media')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
 /** One page of the account's media by id ascending. */
 export async function listMedia(db: Db, accountId: number, limit: number, offset: number): Promise<MediaRow[]> {
-  return db.selectFrom('media').select(MEDIA_COLUMNS).where('account_id', '=', accountId).orderBy('id').limit(boundCount(limit)).offset(boundCount(offset)).execute();
+  return db
+    .selectFrom('media')
+    .select(MEDIA_COLUMNS)
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .limit(boundCount(limit))
+    .offset(boundCount(offset))
+    .execute();
 }
 
 /** Chunk `seq` of the account's media, or undefined past the end. */
 export async function readChunk(db: Db, accountId: number, mediaId: number, seq: number): Promise<Buffer | undefined> {
-  const row = await db.selectFrom('media_chunks').select('data').where('media_id', '=', mediaId).where('seq', '=', seq).where('account_id', '=', accountId).executeTakeFirst();
+  const row = await db
+    .selectFrom('media_chunks')
+    .select('data')
+    .where('media_id', '=', mediaId)
+    .where('seq', '=', seq)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
   return row ? Buffer.from(row.data.buffer, row.data.byteOffset, row.data.byteLength) : undefined;
 }
 
 /**
- * Deletes the account's media: its chunks, its place in every template (API-EXTENSIONS §9
+ * Deletes the account's media: its chunks, its place in every template (API.md §10.7
  * "also removes it from templates"; the template's remaining MediaIds keep their order), and the row.
  * @returns false when the account has no such media.
  */
@@ -66,7 +97,12 @@ export async function deleteMedia(db: Db, accountId: number, id: number): Promis
 /** The ids among `ids` that are media of the account. */
 export async function ownedMediaIds(db: Db, accountId: number, ids: readonly number[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('media').select('id').where('account_id', '=', accountId).where('id', 'in', [...ids]).execute();
+  const rows = await db
+    .selectFrom('media')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...ids])
+    .execute();
   return new Set(rows.map((r) => r.id));
 }
 
@@ -76,7 +112,11 @@ async function withMediaIds(db: Db, accountId: number, rows: Omit<MmsTemplateRow
     .selectFrom('mms_template_media')
     .select(['template_id', 'media_id'])
     .where('account_id', '=', accountId)
-    .where('template_id', 'in', rows.map((r) => r.id))
+    .where(
+      'template_id',
+      'in',
+      rows.map((r) => r.id),
+    )
     .orderBy('template_id')
     .orderBy('position')
     .execute();
@@ -89,32 +129,55 @@ async function withMediaIds(db: Db, accountId: number, rows: Omit<MmsTemplateRow
   return rows.map((r) => ({ ...r, media_ids: byTemplate.get(r.id) ?? [] }));
 }
 
-
 /** The account's template with this id and its MediaIds, if any. */
 export async function findTemplate(db: Db, accountId: number, id: number): Promise<MmsTemplateRow | undefined> {
-  const row = await db.selectFrom('mms_templates').select(TEMPLATE_COLUMNS).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  const row = await db
+    .selectFrom('mms_templates')
+    .select(TEMPLATE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row ? (await withMediaIds(db, accountId, [row]))[0] : undefined;
 }
 
 /** True when the account has a template with this id. */
 export async function templateExists(db: Db, accountId: number, id: number): Promise<boolean> {
-  return (await db.selectFrom('mms_templates').select('id').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst()) !== undefined;
+  return (
+    (await db.selectFrom('mms_templates').select('id').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst()) !==
+    undefined
+  );
 }
 
 /** How many templates the account has. */
 export async function countTemplates(db: Db, accountId: number): Promise<number> {
-  const row = await db.selectFrom('mms_templates').select((eb) => eb.fn.countAll().as('n')).where('account_id', '=', accountId).executeTakeFirst();
+  const row = await db
+    .selectFrom('mms_templates')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
 /** One page of the account's templates by id ascending, with their MediaIds. */
 export async function listTemplates(db: Db, accountId: number, limit: number, offset: number): Promise<MmsTemplateRow[]> {
-  const rows = await db.selectFrom('mms_templates').select(TEMPLATE_COLUMNS).where('account_id', '=', accountId).orderBy('id').limit(boundCount(limit)).offset(boundCount(offset)).execute();
+  const rows = await db
+    .selectFrom('mms_templates')
+    .select(TEMPLATE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .limit(boundCount(limit))
+    .offset(boundCount(offset))
+    .execute();
   return withMediaIds(db, accountId, rows);
 }
 
 /** Inserts a template. */
-export async function insertTemplate(db: Db, accountId: number, t: { name: string; subject: string; message: string }, now: number): Promise<number> {
+export async function insertTemplate(
+  db: Db,
+  accountId: number,
+  t: { name: string; subject: string; message: string },
+  now: number,
+): Promise<number> {
   const { id } = await db
     .insertInto('mms_templates')
     .values({ account_id: accountId, name: t.name, subject: t.subject, message: t.message, created_at: now, updated_at: now })
@@ -124,8 +187,19 @@ export async function insertTemplate(db: Db, accountId: number, t: { name: strin
 }
 
 /** Changes the fields given of a template. */
-export async function changeTemplate(db: Db, accountId: number, id: number, t: { name?: string; subject?: string; message?: string }, now: number): Promise<void> {
-  await db.updateTable('mms_templates').set({ ...t, updated_at: now }).where('account_id', '=', accountId).where('id', '=', id).execute();
+export async function changeTemplate(
+  db: Db,
+  accountId: number,
+  id: number,
+  t: { name?: string; subject?: string; message?: string },
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('mms_templates')
+    .set({ ...t, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Replaces a template's MediaIds (in this order). */

@@ -5,7 +5,7 @@ import type { Row } from '../tables.ts';
 import type { Db } from '../types.ts';
 
 /**
- * The message log (API-EXTENSIONS §6): messages and send-group batches. Every query is scoped to
+ * The message log (API.md §10.6): messages and send-group batches. Every query is scoped to
  * the account. Times: `*_at` in epoch seconds, `due_at` in epoch milliseconds.
  */
 
@@ -21,7 +21,7 @@ export interface NewMessage {
   credits: number;
   batchId: number | null;
   scheduledMessageId: number | null;
-  /** 1 for the §7 confirmations (sent to opted-out numbers). */
+  /** 1 for the API.md §11.6 confirmations (sent to opted-out numbers). */
   optOutExempt: number;
   /** Epoch ms when the dispatcher should take it; null for a message it never takes (Received). */
   dueAt: number | null;
@@ -112,7 +112,19 @@ export async function findMessage(db: Db, accountId: number, id: number): Promis
  * their column types, which PostgreSQL cannot infer in a SELECT list.
  */
 const insertForGroup = prepareQuery(
-  (db, accountId: number, groupId: number, number: string, message: string, typeId: number, segments: number, credits: number, batchId: number, now: number, dueAt: number) => ({
+  (
+    db,
+    accountId: number,
+    groupId: number,
+    number: string,
+    message: string,
+    typeId: number,
+    segments: number,
+    credits: number,
+    batchId: number,
+    now: number,
+    dueAt: number,
+  ) => ({
     compile: () =>
       sql`insert into messages (account_id, direction, number, mobile_phone, message, type_id, status_id, segments, credits, batch_id, created_at, due_at)
         select cast(${accountId} as integer), 1, cast(${number} as text), c.number, cast(${message} as text), cast(${typeId} as integer), 1,
@@ -139,12 +151,23 @@ export interface GroupSend {
  * Queues one message per member of the account's group `groupId` who has not opted out, all with
  * `batchId`. Returns how many were queued.
  */
-export async function insertGroupMessages(db: Db, accountId: number, groupId: number, batchId: number, m: GroupSend, now: number): Promise<number> {
+export async function insertGroupMessages(
+  db: Db,
+  accountId: number,
+  groupId: number,
+  batchId: number,
+  m: GroupSend,
+  now: number,
+): Promise<number> {
   return insertForGroup.run(db, accountId, groupId, m.number, m.message, m.typeId, m.segments, m.credits, batchId, now, m.dueAt);
 }
 
 const members = prepareQuery((db, accountId: number, groupId: number) =>
-  db.selectFrom('group_members').select((eb) => eb.fn.countAll<number>().as('n')).where('group_id', '=', groupId).where('account_id', '=', accountId),
+  db
+    .selectFrom('group_members')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('group_id', '=', groupId)
+    .where('account_id', '=', accountId),
 );
 
 /** How many members the account's group has (opted out or not). */
@@ -153,20 +176,38 @@ export async function countGroupMembers(db: Db, accountId: number, groupId: numb
 }
 
 const newBatch = prepareQuery((db, accountId: number, groupId: number, number: string, message: string, typeId: number, now: number) =>
-  db.insertInto('batches').values({ account_id: accountId, group_id: groupId, number, message, type_id: typeId, created_at: now }).returning('id'),
+  db
+    .insertInto('batches')
+    .values({ account_id: accountId, group_id: groupId, number, message, type_id: typeId, created_at: now })
+    .returning('id'),
 );
 
 /** Starts a batch (counts 0); returns its id. */
-export async function insertBatch(db: Db, accountId: number, b: { groupId: number; number: string; message: string; typeId: number }, now: number): Promise<number> {
+export async function insertBatch(
+  db: Db,
+  accountId: number,
+  b: { groupId: number; number: string; message: string; typeId: number },
+  now: number,
+): Promise<number> {
   return Number((await newBatch.first(db, accountId, b.groupId, b.number, b.message, b.typeId, now))!.id);
 }
 
 const finish = prepareQuery((db, accountId: number, id: number, recipients: number, skipped: number, credits: number) =>
-  db.updateTable('batches').set({ recipients, skipped, credits }).where('account_id', '=', accountId).where('id', '=', id).returning(BATCH_COLUMNS),
+  db
+    .updateTable('batches')
+    .set({ recipients, skipped, credits })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returning(BATCH_COLUMNS),
 );
 
 /** Writes a batch's counts; returns the batch. */
-export async function finishBatch(db: Db, accountId: number, id: number, c: { recipients: number; skipped: number; credits: number }): Promise<BatchRow> {
+export async function finishBatch(
+  db: Db,
+  accountId: number,
+  id: number,
+  c: { recipients: number; skipped: number; credits: number },
+): Promise<BatchRow> {
   return (await finish.first(db, accountId, id, c.recipients, c.skipped, c.credits))!;
 }
 
@@ -181,7 +222,7 @@ export async function hasBatch(db: Db, accountId: number, id: number): Promise<b
 
 // ------------------------------------------------------------------ sms/index
 
-/** Filters of sms/index (API-EXTENSIONS §6), already validated; `batchId` must be the account's. */
+/** Filters of sms/index (API.md §10.6), already validated; `batchId` must be the account's. */
 export interface MessageFilter {
   direction?: number;
   statusId?: number;
@@ -224,7 +265,7 @@ const firstActive = prepareQuery((db, accountId: number) =>
     .limit(boundCount(1)),
 );
 
-/** The account's first Active number in numbers/index order (id ascending), if any (API-EXTENSIONS §6 `Number` default). */
+/** The account's first Active number in numbers/index order (id ascending), if any (API.md §10.6 `Number` default). */
 export async function firstActiveNumber(db: Db, accountId: number): Promise<Pick<Row<'account_numbers'>, 'id' | 'number'> | undefined> {
   return firstActive.first(db, accountId);
 }

@@ -12,7 +12,13 @@ const totals = prepareQuery((db, accountId: number) =>
 );
 
 const pageAt = prepareQuery((db, accountId: number, limit: number, offset: number) =>
-  db.selectFrom('scheduled_messages').select(MESSAGE_COLUMNS).where('account_id', '=', accountId).orderBy('id').limit(boundCount(limit)).offset(boundCount(offset)),
+  db
+    .selectFrom('scheduled_messages')
+    .select(MESSAGE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .limit(boundCount(limit))
+    .offset(boundCount(offset)),
 );
 
 const pageFrom = prepareQuery((db, accountId: number, fromId: number, limit: number, offset: number) =>
@@ -27,20 +33,24 @@ const pageFrom = prepareQuery((db, accountId: number, fromId: number, limit: num
 );
 
 // Deep pages start from a cached anchor (src/store/anchors.ts), invalidated by the list version.
-const startOf = createAnchors('scheduled_messages', async (db, accountId) => Number((await totals.first(db, accountId))?.scheduled_messages_version ?? 0));
+const startOf = createAnchors('scheduled_messages', async (db, accountId) =>
+  Number((await totals.first(db, accountId))?.scheduled_messages_version ?? 0),
+);
 
 export async function countScheduledMessages(db: Db, accountId: number): Promise<number> {
   const row = await totals.first(db, accountId);
   return row ? Number(row.scheduled_messages) : 0;
 }
 
-/** SQL `CASE` giving the text of a code from `names` (the spec's descriptions), '' for any other code. */
+/** SQL `CASE` giving the text of a code from `names` (API.md's descriptions), '' for any other code. */
 export function sqlDescription(column: string, names: Readonly<Record<number, string>>): string {
   const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
-  return `case ${column} ${Object.entries(names).map(([code, name]) => `when ${Number(code)} then ${quote(name)}`).join(' ')} else '' end`;
+  return `case ${column} ${Object.entries(names)
+    .map(([code, name]) => `when ${Number(code)} then ${quote(name)}`)
+    .join(' ')} else '' end`;
 }
 
-// The spec's Scheduled single message record built by SQLite (see listScheduledMessagesJson):
+// API.md's Scheduled single message record built by SQLite (see listScheduledMessagesJson):
 // the keys, values and order of scheduledMessageRecord (src/records/scheduled-messages.ts),
 // DateTime rendered in UTC as `Y:m:d H:i:s`.
 const scheduledRecordJson = `json_object('Id', "id", 'MobilePhone', "mobile_phone", 'Message', "message",
@@ -57,12 +67,14 @@ const pageFromJson = `select coalesce(json_group_array(${scheduledRecordJson} or
  * The page listScheduledMessages returns, as the JSON text of its records, built by SQLite
  * (json_group_array): no row objects, no record objects and no JSON.stringify on the event loop
  * (issue 15, "SQLite JSON aggregation for 100-row pages"; measured in bench/levers.ts). The same
- * bytes as the records written by JSON.stringify (test/perf-json-pages.test.ts), times in UTC.
+ * bytes as the records written by JSON.stringify (test/store/perf-json-pages.test.ts), times in UTC.
  * Undefined where SQLite cannot answer it directly (PostgreSQL, or inside another transaction).
  */
 export async function listScheduledMessagesJson(db: Db, accountId: number, limit: number, offset: number): Promise<string | undefined> {
   const start = await startOf(db, accountId, offset);
-  return start ? sqliteText(db, pageFromJson, [accountId, start.fromId, limit, start.offset]) : sqliteText(db, pageAtJson, [accountId, limit, offset]);
+  return start
+    ? sqliteText(db, pageFromJson, [accountId, start.fromId, limit, start.offset])
+    : sqliteText(db, pageAtJson, [accountId, limit, offset]);
 }
 
 /**

@@ -5,7 +5,10 @@ import type { Db } from '../types.ts';
 /** The account's own numbers (short codes and long numbers). */
 
 const count = prepareQuery((db, accountId: number) =>
-  db.selectFrom('account_numbers').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId),
+  db
+    .selectFrom('account_numbers')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId),
 );
 
 // An account has a handful of numbers: counting them by index is cheap, no stored total needed.
@@ -15,7 +18,13 @@ export async function countNumbers(db: Db, accountId: number): Promise<number> {
 }
 
 const page = prepareQuery((db, accountId: number, limit: number, offset: number) =>
-  db.selectFrom('account_numbers').select(NUMBER_COLUMNS).where('account_id', '=', accountId).orderBy('id').limit(boundCount(limit)).offset(boundCount(offset)),
+  db
+    .selectFrom('account_numbers')
+    .select(NUMBER_COLUMNS)
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .limit(boundCount(limit))
+    .offset(boundCount(offset)),
 );
 
 /** One page of numbers in id order. */

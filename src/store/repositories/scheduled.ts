@@ -6,7 +6,7 @@ import type { Row } from '../tables.ts';
 import type { Db } from '../types.ts';
 
 /**
- * Scheduled messages that live (API-EXTENSIONS §6; migration 005): the writes of `sms/schedule`,
+ * Scheduled messages that live (API.md §10.6; migration 005): the writes of `sms/schedule`,
  * `update-scheduled` and `cancel-scheduled`, and the scheduler's claim, checks and sends
  * (src/dispatch/scheduler.ts). Times: `scheduled_at` in epoch seconds, `due_at`, `now`, `lease` in
  * epoch milliseconds. Every API query is scoped to the account.
@@ -15,8 +15,6 @@ import type { Db } from '../types.ts';
  * another: the account's `credit_balances` row first (a debit, a refund, or `lockCredits`), then
  * its scheduled rows, then `list_totals` (by the 002 triggers on insert and delete).
  */
-
-
 
 // Beside the record's: the account, the account number it goes from ('' on a row never managed)
 // and the credits debited while Approved (0 while Pending or Action Required; null: never managed).
@@ -52,7 +50,19 @@ export interface ScheduledFields {
 }
 
 const insert = prepareQuery(
-  (db, accountId: number, mobilePhone: string, message: string, scheduledAt: number, typeId: number, mmsTemplateId: number | null, subject: string, number: string, now: number, dueAt: number) =>
+  (
+    db,
+    accountId: number,
+    mobilePhone: string,
+    message: string,
+    scheduledAt: number,
+    typeId: number,
+    mmsTemplateId: number | null,
+    subject: string,
+    number: string,
+    now: number,
+    dueAt: number,
+  ) =>
     db
       .insertInto('scheduled_messages')
       .values({
@@ -78,13 +88,43 @@ const insert = prepareQuery(
  * Adds a managed scheduled message, 1 Pending with nothing reserved, its check due at `dueAt`
  * (epoch ms). `now` is created_at (epoch seconds).
  */
-export async function insertScheduled(db: Db, accountId: number, f: ScheduledFields, now: number, dueAt: number): Promise<ScheduledStateRow> {
-  const row = await insert.first(db, accountId, f.mobilePhone, f.message, f.scheduledAt, f.typeId, f.mmsTemplateId, f.subject, f.number, now, dueAt);
+export async function insertScheduled(
+  db: Db,
+  accountId: number,
+  f: ScheduledFields,
+  now: number,
+  dueAt: number,
+): Promise<ScheduledStateRow> {
+  const row = await insert.first(
+    db,
+    accountId,
+    f.mobilePhone,
+    f.message,
+    f.scheduledAt,
+    f.typeId,
+    f.mmsTemplateId,
+    f.subject,
+    f.number,
+    now,
+    dueAt,
+  );
   return toState(row as ScheduledStateRow);
 }
 
 const update = prepareQuery(
-  (db, accountId: number, id: number, mobilePhone: string, message: string, scheduledAt: number, typeId: number, mmsTemplateId: number | null, subject: string, number: string, dueAt: number) =>
+  (
+    db,
+    accountId: number,
+    id: number,
+    mobilePhone: string,
+    message: string,
+    scheduledAt: number,
+    typeId: number,
+    mmsTemplateId: number | null,
+    subject: string,
+    number: string,
+    dueAt: number,
+  ) =>
     db
       .updateTable('scheduled_messages')
       .set({
@@ -112,8 +152,26 @@ const update = prepareQuery(
  * scheduler claim on it is dropped (its outcome will not be written).
  * @returns the row, or undefined when it no longer exists (sent or cancelled meanwhile).
  */
-export async function rewriteScheduled(db: Db, accountId: number, id: number, f: ScheduledFields, dueAt: number): Promise<ScheduledStateRow | undefined> {
-  const row = await update.first(db, accountId, id, f.mobilePhone, f.message, f.scheduledAt, f.typeId, f.mmsTemplateId, f.subject, f.number, dueAt);
+export async function rewriteScheduled(
+  db: Db,
+  accountId: number,
+  id: number,
+  f: ScheduledFields,
+  dueAt: number,
+): Promise<ScheduledStateRow | undefined> {
+  const row = await update.first(
+    db,
+    accountId,
+    id,
+    f.mobilePhone,
+    f.message,
+    f.scheduledAt,
+    f.typeId,
+    f.mmsTemplateId,
+    f.subject,
+    f.number,
+    dueAt,
+  );
   return row ? toState(row) : undefined;
 }
 
@@ -148,10 +206,22 @@ export async function lockCredits(db: Db, accountId: number): Promise<void> {
 
 // ------------------------------------------------------------------ the scheduler
 
-const CLAIM_RETURNING = ['id', 'account_id', 'number', 'mobile_phone', 'message', 'type_id', 'status_id', 'scheduled_at', 'reserved_credits'] as const;
+const CLAIM_RETURNING = [
+  'id',
+  'account_id',
+  'number',
+  'mobile_phone',
+  'message',
+  'type_id',
+  'status_id',
+  'scheduled_at',
+  'reserved_credits',
+] as const;
 
 /** A claimed scheduled message: what a check and a send need (`scheduled_at` epoch seconds; no reservation reads as 0). */
-export type ClaimedScheduled = Omit<Pick<Row<'scheduled_messages'>, (typeof CLAIM_RETURNING)[number]>, 'reserved_credits'> & { reserved_credits: number };
+export type ClaimedScheduled = Omit<Pick<Row<'scheduled_messages'>, (typeof CLAIM_RETURNING)[number]>, 'reserved_credits'> & {
+  reserved_credits: number;
+};
 
 const claim = leaseClaim<Pick<Row<'scheduled_messages'>, (typeof CLAIM_RETURNING)[number]>>('scheduled_messages', CLAIM_RETURNING, false);
 
@@ -162,7 +232,13 @@ const claim = leaseClaim<Pick<Row<'scheduled_messages'>, (typeof CLAIM_RETURNING
  * are skipped), SQLite runs one `UPDATE … WHERE id IN (SELECT … LIMIT n) RETURNING` (one writer at
  * a time). No two schedulers hold the same row.
  */
-export async function claimDueScheduled(db: Db, now: number, limit: number, leaseUntil: number, token: string): Promise<ClaimedScheduled[]> {
+export async function claimDueScheduled(
+  db: Db,
+  now: number,
+  limit: number,
+  leaseUntil: number,
+  token: string,
+): Promise<ClaimedScheduled[]> {
   const rows = await claim(db, now, limit, leaseUntil, token);
   return rows.map((r) => ({ ...r, scheduled_at: Number(r.scheduled_at), reserved_credits: Number(r.reserved_credits ?? 0) }));
 }
@@ -182,7 +258,7 @@ const blocked = prepareQuery((db, idsJson: string) => ({
 }));
 
 /**
- * Of the given scheduled messages, those that cannot be approved (API-EXTENSIONS §6): the number
+ * Of the given scheduled messages, those that cannot be approved (API.md §10.6): the number
  * is not an Active number of the account (`NUMBER_INACTIVE`), or the recipient is an opted-out
  * contact of the account (`OPTED_OUT`).
  */
@@ -209,7 +285,15 @@ const checked = prepareQuery((db, id: number, token: string, statusId: number, r
  * reserved, waiting (`dueAt` null) for credits or an update, `reason` kept.
  * @returns false when the claim was lost (updated or cancelled meanwhile): nothing written.
  */
-export async function markChecked(db: Db, id: number, token: string, statusId: 2 | 3, reserved: number, dueAt: number | null, reason: string): Promise<boolean> {
+export async function markChecked(
+  db: Db,
+  id: number,
+  token: string,
+  statusId: 2 | 3,
+  reserved: number,
+  dueAt: number | null,
+  reason: string,
+): Promise<boolean> {
   return (await checked.run(db, id, token, statusId, reserved, dueAt, reason)) === 1;
 }
 

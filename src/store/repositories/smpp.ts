@@ -2,7 +2,7 @@ import { boundCount } from '../prepared.ts';
 import type { Db } from '../types.ts';
 
 /**
- * The SMPP carrier's one query (API-EXTENSIONS §8): whether a pushed receipt has taken effect.
+ * The SMPP carrier's one query (API.md §11.4): whether a pushed receipt has taken effect.
  * The carrier pushes a receipt through the dispatcher's sink (applyReceipt: Sent → Delivered or
  * Undelivered by carrier_message_id, index messages_carrier_id); when the SMSC answers faster than
  * the dispatcher commits the Sent, that update finds nothing, and the carrier holds the receipt

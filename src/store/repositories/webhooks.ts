@@ -5,7 +5,7 @@ import type { Row } from '../tables.ts';
 import type { Db } from '../types.ts';
 
 /**
- * Webhooks and their deliveries (API-EXTENSIONS §10; migration 010). Every query is scoped to the
+ * Webhooks and their deliveries (API.md §12; migration 010). Every query is scoped to the
  * account except the delivery loop's claim, which is the dispatcher's kind of claim
  * (src/store/repositories/dispatch.ts): ONE statement per store, `FOR UPDATE SKIP LOCKED` in a
  * materialised CTE on PostgreSQL, `UPDATE … WHERE id IN (SELECT … LIMIT n) RETURNING` on SQLite,
@@ -13,10 +13,18 @@ import type { Db } from '../types.ts';
  * still holds the row. Times: `*_at` epoch seconds, `due_at` epoch ms.
  */
 
+const num = <T extends { created_at: number; updated_at: number }>(r: T): T => ({
+  ...r,
+  created_at: Number(r.created_at),
+  updated_at: Number(r.updated_at),
+});
 
-const num = <T extends { created_at: number; updated_at: number }>(r: T): T => ({ ...r, created_at: Number(r.created_at), updated_at: Number(r.updated_at) });
-
-export async function insertWebhook(db: Db, accountId: number, w: { url: string; events: string; active: number; secret: string }, now: number): Promise<WebhookRow> {
+export async function insertWebhook(
+  db: Db,
+  accountId: number,
+  w: { url: string; events: string; active: number; secret: string },
+  now: number,
+): Promise<WebhookRow> {
   const row = await db
     .insertInto('webhooks')
     .values({ account_id: accountId, url: w.url, events: w.events, active: w.active, secret: w.secret, created_at: now, updated_at: now })
@@ -36,7 +44,13 @@ export async function webhookById(db: Db, id: number): Promise<WebhookRow | unde
   return row ? num(row) : undefined;
 }
 
-export async function updateWebhook(db: Db, accountId: number, id: number, w: { url: string; events: string; active: number }, now: number): Promise<WebhookRow | undefined> {
+export async function updateWebhook(
+  db: Db,
+  accountId: number,
+  id: number,
+  w: { url: string; events: string; active: number },
+  now: number,
+): Promise<WebhookRow | undefined> {
   const row = await db
     .updateTable('webhooks')
     .set({ url: w.url, events: w.events, active: w.active, updated_at: now })
@@ -54,24 +68,47 @@ export async function deleteWebhook(db: Db, accountId: number, id: number): Prom
 }
 
 export async function countWebhooks(db: Db, accountId: number): Promise<number> {
-  const r = await db.selectFrom('webhooks').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirst();
+  const r = await db
+    .selectFrom('webhooks')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
   return Number(r?.n ?? 0);
 }
 
 export async function listWebhooks(db: Db, accountId: number, limit: number, offset: number): Promise<WebhookRow[]> {
-  const rows = await db.selectFrom('webhooks').selectAll().where('account_id', '=', accountId).orderBy('id').limit(boundCount(limit)).offset(boundCount(offset)).execute();
+  const rows = await db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .limit(boundCount(limit))
+    .offset(boundCount(offset))
+    .execute();
   return rows.map((r) => num(r));
 }
 
 /** The account's active webhooks (id and events), for emitEvent. */
 export async function activeWebhooks(db: Db, accountId: number): Promise<Pick<WebhookRow, 'id' | 'events'>[]> {
-  return db.selectFrom('webhooks').select(['id', 'events']).where('account_id', '=', accountId).where('active', '=', 1).orderBy('id').execute();
+  return db
+    .selectFrom('webhooks')
+    .select(['id', 'events'])
+    .where('account_id', '=', accountId)
+    .where('active', '=', 1)
+    .orderBy('id')
+    .execute();
 }
 
 /** Of these accounts, those with at least one active webhook (one query). */
 export async function accountsWithWebhooks(db: Db, accountIds: readonly number[]): Promise<Set<number>> {
   if (accountIds.length === 0) return new Set();
-  const rows = await db.selectFrom('webhooks').select('account_id').distinct().where('active', '=', 1).where('account_id', 'in', [...accountIds]).execute();
+  const rows = await db
+    .selectFrom('webhooks')
+    .select('account_id')
+    .distinct()
+    .where('active', '=', 1)
+    .where('account_id', 'in', [...accountIds])
+    .execute();
   return new Set(rows.map((r) => Number(r.account_id)));
 }
 
@@ -96,7 +133,11 @@ export async function insertDelivery(
     .execute();
 }
 
-const toDelivery = (r: DeliveryRow): DeliveryRow => ({ ...num(r), attempts: Number(r.attempts), last_status_code: r.last_status_code === null ? null : Number(r.last_status_code) });
+const toDelivery = (r: DeliveryRow): DeliveryRow => ({
+  ...num(r),
+  attempts: Number(r.attempts),
+  last_status_code: r.last_status_code === null ? null : Number(r.last_status_code),
+});
 
 export async function countDeliveries(db: Db, accountId: number, webhookId: number): Promise<number> {
   const r = await db
@@ -123,7 +164,12 @@ export async function listDeliveries(db: Db, accountId: number, webhookId: numbe
 }
 
 export async function findDelivery(db: Db, accountId: number, id: number): Promise<DeliveryRow | undefined> {
-  const row = await db.selectFrom('webhook_deliveries').select(DELIVERY_COLUMNS).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select(DELIVERY_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row ? toDelivery(row) : undefined;
 }
 
@@ -150,14 +196,23 @@ const claim = leaseClaim<ClaimedDelivery>('webhook_deliveries', CLAIM_RETURNING,
 
 /** True when some delivery is due: a read, so an idle delivery loop takes no write lock (SQLite). */
 export async function hasDueDeliveries(db: Db, now: number): Promise<boolean> {
-  return (await db.selectFrom('webhook_deliveries').select('id').where('due_at', '<=', now).limit(boundCount(1)).executeTakeFirst()) !== undefined;
+  return (
+    (await db.selectFrom('webhook_deliveries').select('id').where('due_at', '<=', now).limit(boundCount(1)).executeTakeFirst()) !==
+    undefined
+  );
 }
 
 /**
  * Claims up to `limit` due deliveries for `token`, leased until `leaseUntil` (epoch ms), counting
  * one more attempt. One autocommit statement: the claim is recorded before any HTTP call.
  */
-export async function claimDueDeliveries(db: Db, now: number, limit: number, leaseUntil: number, token: string): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(
+  db: Db,
+  now: number,
+  limit: number,
+  leaseUntil: number,
+  token: string,
+): Promise<ClaimedDelivery[]> {
   const rows = await claim(db, now, limit, leaseUntil, token);
   return rows.map((r) => ({ ...r, id: Number(r.id), attempts: Number(r.attempts) }));
 }

@@ -2,7 +2,7 @@ import { createContact } from '../../../domain/contacts.ts';
 import { ContactBodySchema, ContactRecordSchema, contactRecord } from '../../../records/contacts.ts';
 import { defineOperation } from '../../operation.ts';
 
-/** contacts/create (API-EXTENSIONS §2): 201, the new Contact record, `Location` to contacts/view. */
+/** contacts/create (API.md §10.2): 201, the new Contact record, `Location` to contacts/view. */
 export const contactsCreate = defineOperation({
   id: 'contacts.create',
   path: '/v1/contacts/create',

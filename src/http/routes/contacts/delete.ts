@@ -2,7 +2,7 @@ import { deleteContact } from '../../../domain/contacts.ts';
 import { IdQuery } from '../../../records/common.ts';
 import { defineOperation } from '../../operation.ts';
 
-/** contacts/delete?id= (API-EXTENSIONS §2): 204; memberships and custom field entries go, messages stay. */
+/** contacts/delete?id= (API.md §10.2): 204; memberships and custom field entries go, messages stay. */
 export const contactsDelete = defineOperation({
   id: 'contacts.delete',
   path: '/v1/contacts/delete',

@@ -3,7 +3,7 @@ import { findContact } from '../../../domain/contacts.ts';
 import { ContactRecordSchema, contactRecord } from '../../../records/contacts.ts';
 import { defineOperation } from '../../operation.ts';
 
-/** Spec "GET /v1/contacts/find?number=": one Contact record, looked up by the normalised number. */
+/** API.md §9: one Contact record, looked up by the normalised number. */
 export const contactsFind = defineOperation({
   id: 'contacts.find',
   path: '/v1/contacts/find',

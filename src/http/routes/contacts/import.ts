@@ -10,7 +10,7 @@ import { defineOperation } from '../../operation.ts';
 import { HttpError } from '../../wire.ts';
 import { withoutIdleTimeout } from '../../../lib/socket.ts';
 
-/** The one body media type contacts/import reads (API-EXTENSIONS §2). */
+/** The one body media type contacts/import reads (API.md §10.2). */
 const CSV = 'text/csv';
 
 /**
@@ -22,13 +22,13 @@ async function spool(body: Readable, path: string): Promise<void> {
 }
 
 /**
- * contacts/import (API-EXTENSIONS §2): POST a `text/csv` body (UTF-8, a BOM ignored) under its own
+ * contacts/import (API.md §10.2): POST a `text/csv` body (UTF-8, a BOM ignored) under its own
  * size limit (MSGSVC_IMPORT_BODY_LIMIT, default 52,428,800 bytes; 413 beyond, before a byte is read
  * when Content-Length says so). Replies 200 `{"Created","Updated","Failed","Errors"}` in the
  * negotiated format; 422 (nothing written) for an unknown, duplicate or missing column. A
- * non-empty body of another media type gets 415; the media type is matched as CONVENTIONS §11
+ * non-empty body of another media type gets 415; the media type is matched as API.md §3.2
  * matches JSON's (exact, lower case, before any `;`). No body at all is an empty file (422
- * `File cannot be blank.`). Honours Idempotency-Key (API-EXTENSIONS §1).
+ * `File cannot be blank.`). Honours Idempotency-Key (API.md §7).
  *
  * The body is first written to a private temp file (never held in memory), then imported from it:
  * - the upload ends at network speed, so the request timeout (MSGSVC_REQUEST_TIMEOUT_MS) bounds

@@ -6,5 +6,5 @@ import { contactsIndex } from './list.ts';
 import { contactsUpdate } from './update.ts';
 import { contactsView } from './view.ts';
 
-/** `/v1/contacts/…`: the account's contacts (API-EXTENSIONS §2). */
+/** `/v1/contacts/…`: the account's contacts (API.md §10.2). */
 export const contacts = [contactsIndex, contactsView, contactsFind, contactsCreate, contactsUpdate, contactsDelete, contactsImport];

@@ -5,8 +5,8 @@ import { ContactRecordSchema, contactRecord } from '../../../records/contacts.ts
 import { defineOperation } from '../../operation.ts';
 
 /**
- * contacts/index (API-EXTENSIONS §2): the account's Contact records by Id ascending, paginated
- * (CONVENTIONS §7), optionally filtered by `GroupId` and `OptedOut` (422 on a bad value).
+ * contacts/index (API.md §10.2): the account's Contact records by Id ascending, paginated
+ * (API.md §5), optionally filtered by `GroupId` and `OptedOut` (422 on a bad value).
  */
 export const contactsIndex = defineOperation({
   id: 'contacts.index',

@@ -3,7 +3,7 @@ import { IdQuery } from '../../../records/common.ts';
 import { ContactBodySchema, ContactRecordSchema, contactRecord } from '../../../records/contacts.ts';
 import { defineOperation } from '../../operation.ts';
 
-/** contacts/update?id= (API-EXTENSIONS §2): only the fields sent change; 200, the Contact record. */
+/** contacts/update?id= (API.md §10.2): only the fields sent change; 200, the Contact record. */
 export const contactsUpdate = defineOperation({
   id: 'contacts.update',
   path: '/v1/contacts/update',

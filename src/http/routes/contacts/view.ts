@@ -3,7 +3,7 @@ import { IdQuery } from '../../../records/common.ts';
 import { ContactRecordSchema, contactRecord } from '../../../records/contacts.ts';
 import { defineOperation } from '../../operation.ts';
 
-/** contacts/view?id= (API-EXTENSIONS §2): one Contact record; 404 `Object not found: {id}`. */
+/** contacts/view?id= (API.md §10.2): one Contact record; 404 `Object not found: {id}`. */
 export const contactsView = defineOperation({
   id: 'contacts.view',
   path: '/v1/contacts/view',

@@ -4,8 +4,8 @@ import { resolvePage, setPaginationHeaders } from '../../serializers/pagination.
 import { defineOperation } from '../../operation.ts';
 
 /**
- * Spec "GET /v1/credits/balance": `{"AvailableCredits": n}`, sent with the pagination headers of a
- * one-item collection and `Link rel=self`, as the spec shows (CONVENTIONS §7).
+ * API.md §9: `{"AvailableCredits": n}`, sent with the pagination headers of a
+ * one-item collection and `Link rel=self`, as API.md shows (API.md §5).
  */
 export const creditsBalance = defineOperation({
   id: 'credits.balance',
@@ -14,9 +14,11 @@ export const creditsBalance = defineOperation({
   summary: 'Read the available credit balance',
   success: 200,
   schema: { response: CreditBalanceRecordSchema },
-  handler: ({ store }) => async (ctx) => {
-    const credits = await creditBalance(store, ctx.accountId);
-    setPaginationHeaders(ctx.request, ctx.reply, resolvePage(ctx.request, 1));
-    return { AvailableCredits: credits };
-  },
+  handler:
+    ({ store }) =>
+    async (ctx) => {
+      const credits = await creditBalance(store, ctx.accountId);
+      setPaginationHeaders(ctx.request, ctx.reply, resolvePage(ctx.request, 1));
+      return { AvailableCredits: credits };
+    },
 });

@@ -3,7 +3,7 @@ import { CustomFieldValueRecordSchema, EntryBodySchema, entryRecord } from '../.
 import { defineOperation } from '../../operation.ts';
 
 /**
- * `POST /v1/custom-contact-fields-entry/create` (API-EXTENSIONS §4): body `frfield`, `frcontact`,
+ * `POST /v1/custom-contact-fields-entry/create` (API.md §10.4): body `frfield`, `frcontact`,
  * `fvalue` with the update's rules, one entry per field × contact; replies 201 with the new Custom
  * field value record and `Location` to its view.
  */

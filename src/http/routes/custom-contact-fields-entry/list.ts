@@ -5,8 +5,8 @@ import { CustomFieldValueRecordSchema, entryRecord } from '../../../records/cust
 import { defineOperation } from '../../operation.ts';
 
 /**
- * `GET /v1/custom-contact-fields-entry/index` (API-EXTENSIONS §4): the account's Custom field value
- * records by Id, paginated (CONVENTIONS §7), optionally only those of one field (`frfield`) and/or
+ * `GET /v1/custom-contact-fields-entry/index` (API.md §10.4): the account's Custom field value
+ * records by Id, paginated (API.md §5), optionally only those of one field (`frfield`) and/or
  * one contact (`frcontact`). A filter that is not an integer is a 422; another account's id gives
  * an empty list.
  */
@@ -28,7 +28,7 @@ export const customContactFieldsEntryIndex = defineOperation({
     const toRecord = entryRecord(time);
     return async (ctx) => {
       const filter = entryFilter({ frfield: ctx.query('frfield'), frcontact: ctx.query('frcontact') });
-      if (filter === null) return ctx.paginate(0, async () => [], toRecord);
+      if (filter === null) return ctx.paginate(0, () => Promise.resolve([]), toRecord);
       return ctx.paginate(
         await countEntries(store, ctx.accountId, filter),
         (limit, offset) => listEntries(store, ctx.accountId, filter, limit, offset),

@@ -4,9 +4,9 @@ import { CustomFieldValueRecordSchema, EntryBodySchema, entryRecord } from '../.
 import { defineOperation } from '../../operation.ts';
 
 /**
- * Spec "POST or PUT /v1/custom-contact-fields-entry/update?id=": body `frfield`, `frcontact`,
- * `fvalue`; replies the Custom field value record. Answers POST, PUT and PATCH (CONVENTIONS §5); as a POST it
- * honours Idempotency-Key (API-EXTENSIONS §1).
+ * API.md §9: body `frfield`, `frcontact`,
+ * `fvalue`; replies the Custom field value record. Answers POST, PUT and PATCH (API.md §1.4); as a POST it
+ * honours Idempotency-Key (API.md §7).
  */
 export const customContactFieldsEntryUpdate = defineOperation({
   id: 'custom-contact-fields-entry.update',

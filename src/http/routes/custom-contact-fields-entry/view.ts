@@ -3,7 +3,7 @@ import { IdQuery } from '../../../records/common.ts';
 import { CustomFieldValueRecordSchema, entryRecord } from '../../../records/custom-fields.ts';
 import { defineOperation } from '../../operation.ts';
 
-/** `GET /v1/custom-contact-fields-entry/view?id=` (API-EXTENSIONS §4): one Custom field value record. */
+/** `GET /v1/custom-contact-fields-entry/view?id=` (API.md §10.4): one Custom field value record. */
 export const customContactFieldsEntryView = defineOperation({
   id: 'custom-contact-fields-entry.view',
   path: '/v1/custom-contact-fields-entry/view',

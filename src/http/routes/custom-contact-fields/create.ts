@@ -4,7 +4,7 @@ import { CustomFieldRecordSchema, customFieldRecord } from '../../../records/cus
 import { defineOperation } from '../../operation.ts';
 
 /**
- * `POST /v1/custom-contact-fields/create` (API-EXTENSIONS §4): body `fname` (required, 3 to 64
+ * `POST /v1/custom-contact-fields/create` (API.md §10.4): body `fname` (required, 3 to 64
  * characters, unique in the account case-insensitively); replies 201 with the new Custom field
  * record and `Location` to its view.
  */

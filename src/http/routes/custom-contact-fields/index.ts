@@ -4,7 +4,7 @@ import { customContactFieldsIndex } from './list.ts';
 import { customContactFieldsUpdate } from './update.ts';
 import { customContactFieldsView } from './view.ts';
 
-/** `/v1/custom-contact-fields/…`: custom contact fields (API-EXTENSIONS §4). */
+/** `/v1/custom-contact-fields/…`: custom contact fields (API.md §10.4). */
 export const customContactFields = [
   customContactFieldsIndex,
   customContactFieldsView,

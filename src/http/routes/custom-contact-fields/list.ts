@@ -5,8 +5,8 @@ import { CustomFieldRecordSchema, customFieldRecord } from '../../../records/cus
 import { defineOperation } from '../../operation.ts';
 
 /**
- * `GET /v1/custom-contact-fields/index` (API-EXTENSIONS §4): the account's Custom field records by
- * Id, each with its entries in `Value`, paginated (CONVENTIONS §7). The entries of a page's fields
+ * `GET /v1/custom-contact-fields/index` (API.md §10.4): the account's Custom field records by
+ * Id, each with its entries in `Value`, paginated (API.md §5). The entries of a page's fields
  * come in one query.
  */
 export const customContactFieldsIndex = defineOperation({

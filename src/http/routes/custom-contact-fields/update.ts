@@ -4,7 +4,7 @@ import { IdQuery } from '../../../records/common.ts';
 import { CustomFieldRecordSchema, customFieldRecord } from '../../../records/custom-fields.ts';
 import { defineOperation } from '../../operation.ts';
 
-/** Spec "PUT /v1/custom-contact-fields/update?id=": body `fname`; replies the Custom field record. */
+/** API.md §9: body `fname`; replies the Custom field record. */
 export const customContactFieldsUpdate = defineOperation({
   id: 'custom-contact-fields.update',
   path: '/v1/custom-contact-fields/update',

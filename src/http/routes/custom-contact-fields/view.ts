@@ -3,7 +3,7 @@ import { IdQuery } from '../../../records/common.ts';
 import { CustomFieldRecordSchema, customFieldRecord } from '../../../records/custom-fields.ts';
 import { defineOperation } from '../../operation.ts';
 
-/** `GET /v1/custom-contact-fields/view?id=` (API-EXTENSIONS §4): one Custom field record with its entries. */
+/** `GET /v1/custom-contact-fields/view?id=` (API.md §10.4): one Custom field record with its entries. */
 export const customContactFieldsView = defineOperation({
   id: 'custom-contact-fields.view',
   path: '/v1/custom-contact-fields/view',

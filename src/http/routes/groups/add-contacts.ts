@@ -4,7 +4,7 @@ import { GroupMembersBodySchema, GroupRecordSchema, groupRecord } from '../../..
 import { defineOperation } from '../../operation.ts';
 
 /**
- * API-EXTENSIONS §3 `POST /v1/groups/add-contacts?id=`: body `PhoneNumberIds` (1 to 1,000 of the
+ * API.md §10.3 `POST /v1/groups/add-contacts?id=`: body `PhoneNumberIds` (1 to 1,000 of the
  * account's contact ids); adding a member twice is not an error. Replies 200, the Group.
  */
 export const groupsAddContacts = defineOperation({

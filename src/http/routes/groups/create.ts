@@ -3,7 +3,7 @@ import { GroupRecordSchema, GroupWriteBodySchema, groupRecord } from '../../../r
 import { defineOperation } from '../../operation.ts';
 
 /**
- * API-EXTENSIONS §3 `POST /v1/groups/create`: body `fname` (required), `fnote`, `KeywordId`,
+ * API.md §10.3 `POST /v1/groups/create`: body `fname` (required), `fnote`, `KeywordId`,
  * `ParentId`; replies 201 with the Group record and `Location: <scheme>://<host>/v1/groups/view?id=<Id>`.
  * Honours Idempotency-Key.
  */

@@ -3,7 +3,7 @@ import { IdQuery } from '../../../records/common.ts';
 import { defineOperation } from '../../operation.ts';
 
 /**
- * API-EXTENSIONS §3 `DELETE /v1/groups/delete?id=`: 204 with an empty body; the memberships go,
+ * API.md §10.3 `DELETE /v1/groups/delete?id=`: 204 with an empty body; the memberships go,
  * the member contacts stay, child groups get ParentId 0.
  */
 export const groupsDelete = defineOperation({
@@ -13,7 +13,9 @@ export const groupsDelete = defineOperation({
   summary: 'Delete a group',
   success: 204,
   schema: { query: IdQuery },
-  handler: ({ store }) => async (ctx) => {
-    await deleteGroup(store, ctx.accountId, ctx.id());
-  },
+  handler:
+    ({ store }) =>
+    async (ctx) => {
+      await deleteGroup(store, ctx.accountId, ctx.id());
+    },
 });

@@ -6,5 +6,5 @@ import { groupsRemoveContacts } from './remove-contacts.ts';
 import { groupsUpdate } from './update.ts';
 import { groupsView } from './view.ts';
 
-/** `/v1/groups/…`: contact groups (API-EXTENSIONS §3). */
+/** `/v1/groups/…`: contact groups (API.md §10.3). */
 export const groups = [groupsIndex, groupsView, groupsCreate, groupsUpdate, groupsDelete, groupsAddContacts, groupsRemoveContacts];

@@ -5,8 +5,8 @@ import { GroupRecordSchema, groupRecord } from '../../../records/groups.ts';
 import { defineOperation } from '../../operation.ts';
 
 /**
- * API-EXTENSIONS §3 `GET /v1/groups/index`: the account's Group records by Id ascending, paginated
- * (CONVENTIONS §7); the page's PhoneNumberIds come from one query.
+ * API.md §10.3 `GET /v1/groups/index`: the account's Group records by Id ascending, paginated
+ * (API.md §5); the page's PhoneNumberIds come from one query.
  */
 export const groupsIndex = defineOperation({
   id: 'groups.index',

@@ -4,7 +4,7 @@ import { GroupMembersBodySchema, GroupRecordSchema, groupRecord } from '../../..
 import { defineOperation } from '../../operation.ts';
 
 /**
- * API-EXTENSIONS §3 `POST /v1/groups/remove-contacts?id=`: body `PhoneNumberIds` as add-contacts;
+ * API.md §10.3 `POST /v1/groups/remove-contacts?id=`: body `PhoneNumberIds` as add-contacts;
  * removing a non-member is not an error. Replies 200, the Group.
  */
 export const groupsRemoveContacts = defineOperation({

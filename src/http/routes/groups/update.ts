@@ -4,8 +4,8 @@ import { GroupRecordSchema, GroupWriteBodySchema, groupRecord } from '../../../r
 import { defineOperation } from '../../operation.ts';
 
 /**
- * Spec "PUT /v1/groups/update?id=": body `fname` (required) and `fnote`, plus `KeywordId` and
- * `ParentId` (API-EXTENSIONS §3); only the fields sent change. Replies the Group record.
+ * API.md §9: body `fname` (required) and `fnote`, plus `KeywordId` and
+ * `ParentId` (API.md §10.3); only the fields sent change. Replies the Group record.
  */
 export const groupsUpdate = defineOperation({
   id: 'groups.update',

@@ -3,7 +3,7 @@ import { IdQuery } from '../../../records/common.ts';
 import { GroupRecordSchema, groupRecord } from '../../../records/groups.ts';
 import { defineOperation } from '../../operation.ts';
 
-/** API-EXTENSIONS §3 `GET /v1/groups/view?id=`: one Group record; 404 `Object not found: {id}` otherwise. */
+/** API.md §10.3 `GET /v1/groups/view?id=`: one Group record; 404 `Object not found: {id}` otherwise. */
 export const groupsView = defineOperation({
   id: 'groups.view',
   path: '/v1/groups/view',

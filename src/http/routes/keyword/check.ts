@@ -3,7 +3,7 @@ import { KeywordAvailabilitySchema, KeywordCheckQuery, type KeywordAvailabilityR
 import { defineOperation } from '../../operation.ts';
 
 /**
- * API-EXTENSIONS §5 `keyword/check?Keyword=&Number=`: whether the keyword is free on that number in
+ * API.md §10.5 `keyword/check?Keyword=&Number=`: whether the keyword is free on that number in
  * every account. Bad input gives reserve's 422; a taken keyword is `Available: false`, not an error.
  */
 export const keywordCheck = defineOperation({
@@ -13,8 +13,10 @@ export const keywordCheck = defineOperation({
   summary: 'Check whether a keyword can be reserved on a number',
   success: 200,
   schema: { query: KeywordCheckQuery, response: KeywordAvailabilitySchema },
-  handler: ({ store }) => async (ctx): Promise<KeywordAvailabilityRecord> => {
-    const r = await checkKeyword(store, ctx.accountId, { Keyword: ctx.query('Keyword'), Number: ctx.query('Number') });
-    return { Keyword: r.keyword, Number: r.number, Available: r.available };
-  },
+  handler:
+    ({ store }) =>
+    async (ctx): Promise<KeywordAvailabilityRecord> => {
+      const r = await checkKeyword(store, ctx.accountId, { Keyword: ctx.query('Keyword'), Number: ctx.query('Number') });
+      return { Keyword: r.keyword, Number: r.number, Available: r.available };
+    },
 });

@@ -5,7 +5,7 @@ import { keywordReservationRecord, keywordReservationXml, KeywordReservationReco
 import { defineOperation } from '../../operation.ts';
 
 /**
- * Spec "POST /v1/keyword/reserve": replies 201 with a list holding the one new reservation. The XML
+ * API.md §10.5: replies 201 with a list holding the one new reservation. The XML
  * form swaps element names (Number carries the keyword, ShortCode the number).
  */
 export const keywordReserve = defineOperation({
@@ -23,8 +23,10 @@ export const keywordReserve = defineOperation({
     }),
     response: Type.Array(KeywordReservationRecordSchema),
   },
-  handler: ({ store }) => async (ctx) => {
-    const record = keywordReservationRecord(await reserveKeyword(store, ctx.accountId, ctx.body()));
-    return [ctx.format === 'xml' ? keywordReservationXml(record) : record];
-  },
+  handler:
+    ({ store }) =>
+    async (ctx) => {
+      const record = keywordReservationRecord(await reserveKeyword(store, ctx.accountId, ctx.body()));
+      return [ctx.format === 'xml' ? keywordReservationXml(record) : record];
+    },
 });

@@ -5,7 +5,7 @@ import { keywordReservationFor, keywordReservationRecord, KeywordReservationReco
 import { defineOperation } from '../../operation.ts';
 
 /**
- * API-EXTENSIONS §5 `keyword/update?id=`: `Keyword`, `Number`, `AutoreplyMessage`, each optional,
+ * API.md §10.5 `keyword/update?id=`: `Keyword`, `Number`, `AutoreplyMessage`, each optional,
  * with reserve's rules; only the fields sent change. Replies 200 with one record (not a list).
  */
 export const keywordUpdate = defineOperation({
@@ -23,6 +23,8 @@ export const keywordUpdate = defineOperation({
     }),
     response: KeywordReservationRecordSchema,
   },
-  handler: ({ store }) => async (ctx) =>
-    keywordReservationFor(ctx.format, keywordReservationRecord(await updateKeyword(store, ctx.accountId, ctx.id(), ctx.body()))),
+  handler:
+    ({ store }) =>
+    async (ctx) =>
+      keywordReservationFor(ctx.format, keywordReservationRecord(await updateKeyword(store, ctx.accountId, ctx.id(), ctx.body()))),
 });

@@ -3,7 +3,7 @@ import { IdQuery } from '../../../records/common.ts';
 import { keywordReservationFor, keywordReservationRecord, KeywordReservationRecordSchema } from '../../../records/keywords.ts';
 import { defineOperation } from '../../operation.ts';
 
-/** API-EXTENSIONS §5 `keyword/view?id=`: one Keyword reservation record (XML: the reserve record's element names). */
+/** API.md §10.5 `keyword/view?id=`: one Keyword reservation record (XML: the reserve record's element names). */
 export const keywordView = defineOperation({
   id: 'keyword.view',
   path: '/v1/keyword/view',
@@ -11,5 +11,8 @@ export const keywordView = defineOperation({
   summary: 'Read one keyword reservation',
   success: 200,
   schema: { query: IdQuery, response: KeywordReservationRecordSchema },
-  handler: ({ store }) => async (ctx) => keywordReservationFor(ctx.format, keywordReservationRecord(await findKeyword(store, ctx.accountId, ctx.id()))),
+  handler:
+    ({ store }) =>
+    async (ctx) =>
+      keywordReservationFor(ctx.format, keywordReservationRecord(await findKeyword(store, ctx.accountId, ctx.id()))),
 });

@@ -2,7 +2,7 @@ import { deleteMediaById } from '../../../domain/media.ts';
 import { IdQuery } from '../../../records/common.ts';
 import { defineOperation } from '../../operation.ts';
 
-/** API-EXTENSIONS §9 `DELETE /v1/media/delete?id=`: 204; the media also leaves every template's MediaIds. */
+/** API.md §10.7 `DELETE /v1/media/delete?id=`: 204; the media also leaves every template's MediaIds. */
 export const mediaDelete = defineOperation({
   id: 'media.delete',
   path: '/v1/media/delete',
@@ -10,7 +10,9 @@ export const mediaDelete = defineOperation({
   summary: 'Delete a media (and remove it from templates)',
   success: 204,
   schema: { query: IdQuery },
-  handler: ({ store }) => async (ctx) => {
-    await deleteMediaById(store, ctx.accountId, ctx.id());
-  },
+  handler:
+    ({ store }) =>
+    async (ctx) => {
+      await deleteMediaById(store, ctx.accountId, ctx.id());
+    },
 });

@@ -4,7 +4,7 @@ import { PageQuery } from '../../../records/common.ts';
 import { MediaRecordSchema, mediaRecord } from '../../../records/media.ts';
 import { defineOperation } from '../../operation.ts';
 
-/** API-EXTENSIONS §9 `GET /v1/media/index`: the account's media records by Id ascending, paginated (CONVENTIONS §7). */
+/** API.md §10.7 `GET /v1/media/index`: the account's media records by Id ascending, paginated (API.md §5). */
 export const mediaIndex = defineOperation({
   id: 'media.index',
   path: '/v1/media/index',

@@ -8,7 +8,7 @@ import { HttpError } from '../../wire.ts';
 import { systemClock } from '../../../lib/time.ts';
 import { withoutIdleTimeout } from '../../../lib/socket.ts';
 
-/** The one body media type media/upload reads (API-EXTENSIONS §9). */
+/** The one body media type media/upload reads (API.md §10.7). */
 const MULTIPART = 'multipart/form-data';
 
 /**
@@ -22,8 +22,11 @@ function readUpload<T>(body: Readable, contentType: string, onFile: (name: strin
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
     try {
-      // fileSize one byte past the limit: storeUpload sees the excess and answers the §9 message.
-      bb = busboy({ headers: { 'content-type': contentType }, limits: { files: 1, fileSize: MEDIA_MAX_BYTES + 1, fields: 50, parts: 100, fieldSize: 65_536 } });
+      // fileSize one byte past the limit: storeUpload sees the excess and answers the API.md §10.7 message.
+      bb = busboy({
+        headers: { 'content-type': contentType },
+        limits: { files: 1, fileSize: MEDIA_MAX_BYTES + 1, fields: 50, parts: 100, fieldSize: 65_536 },
+      });
     } catch {
       body.on('error', () => {});
       body.resume();
@@ -32,7 +35,7 @@ function readUpload<T>(body: Readable, contentType: string, onFile: (name: strin
     }
     let work: Promise<T> | undefined;
     let current: Readable | undefined;
-    let failure: unknown;
+    let failure: Error | undefined;
     let settled = false;
     // Settles once: after the handler's work (if any) has finished, so nothing is left writing.
     const settle = () => {
@@ -41,12 +44,13 @@ function readUpload<T>(body: Readable, contentType: string, onFile: (name: strin
       if (work === undefined) return failure !== undefined ? reject(failure) : resolve(undefined);
       work.then(
         (v) => (failure !== undefined ? reject(failure) : resolve(v)),
-        (err) => reject(failure ?? err),
+        // storeUpload rejects with an Error.
+        (err: Error) => reject(failure ?? err),
       );
     };
-    const fail = (err: unknown) => {
+    const fail = (err: Error) => {
       failure ??= err;
-      current?.destroy(err as Error);
+      current?.destroy(err);
       body.unpipe(bb);
       body.resume();
       settle();
@@ -71,7 +75,7 @@ function readUpload<T>(body: Readable, contentType: string, onFile: (name: strin
 }
 
 /**
- * API-EXTENSIONS §9 `POST /v1/media/upload`: `multipart/form-data` with the field `file`, under its
+ * API.md §10.7 `POST /v1/media/upload`: `multipart/form-data` with the field `file`, under its
  * own body limit (MSGSVC_MEDIA_BODY_LIMIT; 413 beyond, before a byte is read when Content-Length
  * says so). The type is read from the content (jpg, gif, bmp, png, tiff), the dimensions with
  * image-size; the bytes are written to the database as they arrive, in one transaction
@@ -79,7 +83,7 @@ function readUpload<T>(body: Readable, contentType: string, onFile: (name: strin
  * on the field `file`, nothing stored: `File cannot be blank.`, `Only files with these extensions
  * are allowed: jpg, gif, bmp, png, tiff.`, `Animated GIF files are not supported.`, `The file
  * "{name}" is too big. Its size cannot exceed 70.00MB.` Another body type: 415. Honours
- * Idempotency-Key (API-EXTENSIONS §1).
+ * Idempotency-Key (API.md §7).
  */
 export const mediaUpload = defineOperation({
   id: 'media.upload',

@@ -3,7 +3,7 @@ import { IdQuery } from '../../../records/common.ts';
 import { MediaRecordSchema, mediaRecord } from '../../../records/media.ts';
 import { defineOperation } from '../../operation.ts';
 
-/** API-EXTENSIONS §9 `GET /v1/media/view?id=`: one media record; 404 `Object not found: {id}` otherwise. */
+/** API.md §10.7 `GET /v1/media/view?id=`: one media record; 404 `Object not found: {id}` otherwise. */
 export const mediaView = defineOperation({
   id: 'media.view',
   path: '/v1/media/view',

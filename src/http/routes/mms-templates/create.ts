@@ -4,7 +4,7 @@ import { MmsTemplateRecordSchema, MmsTemplateWriteBodySchema, mmsTemplateRecord 
 import { defineOperation } from '../../operation.ts';
 
 /**
- * API-EXTENSIONS §9 `POST /v1/mms-templates/create`: `Name` (required, 3 to 64), `Subject` (at most
+ * API.md §10.7 `POST /v1/mms-templates/create`: `Name` (required, 3 to 64), `Subject` (at most
  * 255), `Message` (at most 1,600), `MediaIds` (required, 1 to 10 media of the account). 201 with
  * `Location` to mms-templates/view. Honours Idempotency-Key.
  */

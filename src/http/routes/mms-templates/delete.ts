@@ -2,7 +2,7 @@ import { deleteTemplateById } from '../../../domain/mms-templates.ts';
 import { IdQuery } from '../../../records/common.ts';
 import { defineOperation } from '../../operation.ts';
 
-/** API-EXTENSIONS §9 `DELETE /v1/mms-templates/delete?id=`: 204. */
+/** API.md §10.7 `DELETE /v1/mms-templates/delete?id=`: 204. */
 export const mmsTemplatesDelete = defineOperation({
   id: 'mms-templates.delete',
   path: '/v1/mms-templates/delete',
@@ -10,7 +10,9 @@ export const mmsTemplatesDelete = defineOperation({
   summary: 'Delete an MMS template',
   success: 204,
   schema: { query: IdQuery },
-  handler: ({ store }) => async (ctx) => {
-    await deleteTemplateById(store, ctx.accountId, ctx.id());
-  },
+  handler:
+    ({ store }) =>
+    async (ctx) => {
+      await deleteTemplateById(store, ctx.accountId, ctx.id());
+    },
 });

@@ -4,5 +4,5 @@ import { mmsTemplatesIndex } from './list.ts';
 import { mmsTemplatesUpdate } from './update.ts';
 import { mmsTemplatesView } from './view.ts';
 
-/** `/v1/mms-templates/…`: MMS templates (API-EXTENSIONS §9). */
+/** `/v1/mms-templates/…`: MMS templates (API.md §10.7). */
 export const mmsTemplates = [mmsTemplatesIndex, mmsTemplatesView, mmsTemplatesCreate, mmsTemplatesUpdate, mmsTemplatesDelete];

@@ -4,7 +4,7 @@ import { PageQuery } from '../../../records/common.ts';
 import { MmsTemplateRecordSchema, mmsTemplateRecord } from '../../../records/media.ts';
 import { defineOperation } from '../../operation.ts';
 
-/** API-EXTENSIONS §9 `GET /v1/mms-templates/index`: the account's templates by Id ascending, paginated. */
+/** API.md §10.7 `GET /v1/mms-templates/index`: the account's templates by Id ascending, paginated. */
 export const mmsTemplatesIndex = defineOperation({
   id: 'mms-templates.index',
   path: '/v1/mms-templates/index',

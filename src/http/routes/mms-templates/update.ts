@@ -4,7 +4,7 @@ import { IdQuery } from '../../../records/common.ts';
 import { MmsTemplateRecordSchema, MmsTemplateUpdateBodySchema, mmsTemplateRecord } from '../../../records/media.ts';
 import { defineOperation } from '../../operation.ts';
 
-/** API-EXTENSIONS §9 `PUT|PATCH /v1/mms-templates/update?id=`: only the fields sent change. */
+/** API.md §10.7 `PUT|PATCH /v1/mms-templates/update?id=`: only the fields sent change. */
 export const mmsTemplatesUpdate = defineOperation({
   id: 'mms-templates.update',
   path: '/v1/mms-templates/update',

@@ -3,7 +3,7 @@ import { IdQuery } from '../../../records/common.ts';
 import { MmsTemplateRecordSchema, mmsTemplateRecord } from '../../../records/media.ts';
 import { defineOperation } from '../../operation.ts';
 
-/** API-EXTENSIONS §9 `GET /v1/mms-templates/view?id=`: one template; 404 `Object not found: {id}` otherwise. */
+/** API.md §10.7 `GET /v1/mms-templates/view?id=`: one template; 404 `Object not found: {id}` otherwise. */
 export const mmsTemplatesView = defineOperation({
   id: 'mms-templates.view',
   path: '/v1/mms-templates/view',

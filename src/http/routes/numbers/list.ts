@@ -4,7 +4,7 @@ import { PageQuery } from '../../../records/common.ts';
 import { NumberRecordSchema, numberRecord } from '../../../records/numbers.ts';
 import { defineOperation } from '../../operation.ts';
 
-/** Spec "GET /v1/numbers/index": the account's Number records, paginated (CONVENTIONS §7). */
+/** API.md §9: the account's Number records, paginated (API.md §5). */
 export const numbersIndex = defineOperation({
   id: 'numbers.index',
   path: '/v1/numbers/index',

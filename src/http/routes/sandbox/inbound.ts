@@ -13,11 +13,11 @@ const SandboxInboundBodySchema = Type.Object({
 });
 
 /**
- * sandbox/inbound (API-EXTENSIONS §8): a made-up inbound text, run through §7 exactly as a
+ * sandbox/inbound (API.md §11.3): a made-up inbound text, run through API.md §11.5 exactly as a
  * carrier's text is (src/domain/inbound.ts). 201 with a list of the inbound Message records stored
  * for the caller's account: one, or none (an empty list) when the text went to another account's
  * keyword on a shared short code; `Location` to sms/view of that one record (none for an empty list).
- * Honours Idempotency-Key (§1: every POST of the extensions does): a replay stores and sends nothing twice.
+ * Honours Idempotency-Key (API.md §7: every POST of the extensions does): a replay stores and sends nothing twice.
  *
  * Only while the sandbox is the carrier (`enabled`): otherwise the path is not registered and
  * answers 404 `Page not found.` as an unknown path does, before any other check.

@@ -3,7 +3,7 @@ import { IdQuery } from '../../../records/common.ts';
 import { defineOperation } from '../../operation.ts';
 import { scheduleDeps } from './messaging.ts';
 
-/** sms/cancel-scheduled?id= (API-EXTENSIONS §6): 204; the message leaves the list and its reserved credits are released. */
+/** sms/cancel-scheduled?id= (API.md §10.6): 204; the message leaves the list and its reserved credits are released. */
 export const smsCancelScheduled = defineOperation({
   id: 'sms.cancel-scheduled',
   path: '/v1/sms/cancel-scheduled',

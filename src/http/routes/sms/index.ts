@@ -8,7 +8,7 @@ import { smsUpdateScheduled } from './update-scheduled.ts';
 import { smsView } from './view.ts';
 import { smsViewScheduled } from './view-scheduled.ts';
 
-/** `/v1/sms/…`: sending, the message log and scheduled messages (spec; API-EXTENSIONS §6). */
+/** `/v1/sms/…`: sending, the message log and scheduled messages (API.md §10.6). */
 export const sms = [
   singleScheduleMessages,
   smsSend,

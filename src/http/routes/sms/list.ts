@@ -5,8 +5,8 @@ import { MessageRecordSchema, messageRecord } from '../../../records/messages.ts
 import { defineOperation } from '../../operation.ts';
 
 /**
- * sms/index (API-EXTENSIONS §6): the message log, newest first (Id descending), paginated
- * (CONVENTIONS §7), optionally filtered by `Direction`, `Status_Id`, `MobilePhone` (any format)
+ * sms/index (API.md §10.6): the message log, newest first (Id descending), paginated
+ * (API.md §5), optionally filtered by `Direction`, `Status_Id`, `MobilePhone` (any format)
  * and `BatchId` (422 on a bad value; another account's batch: an empty list).
  */
 export const smsIndex = defineOperation({
@@ -31,7 +31,12 @@ export const smsIndex = defineOperation({
     const toRecord = messageRecord(time);
     return async (ctx) => {
       const filters = readMessageFilters(
-        { Direction: ctx.query('Direction'), Status_Id: ctx.query('Status_Id'), MobilePhone: ctx.query('MobilePhone'), BatchId: ctx.query('BatchId') },
+        {
+          Direction: ctx.query('Direction'),
+          Status_Id: ctx.query('Status_Id'),
+          MobilePhone: ctx.query('MobilePhone'),
+          BatchId: ctx.query('BatchId'),
+        },
         config.defaultRegion,
       );
       const list = await messageList(store, ctx.accountId, filters);

@@ -13,7 +13,7 @@ export function messagingDeps({ store, config, clock }: RouteDeps): MessagingDep
   };
 }
 
-/** What the scheduled message rules need (API-EXTENSIONS §6 `schedule`): the messaging deps and the service's time zone. */
+/** What the scheduled message rules need (API.md §10.6 `schedule`): the messaging deps and the service's time zone. */
 export function scheduleDeps(deps: RouteDeps): ScheduleDeps {
   return { ...messagingDeps(deps), timeZone: deps.config.timeZone };
 }

@@ -4,9 +4,9 @@ import { defineOperation } from '../../operation.ts';
 import { scheduleDeps } from './messaging.ts';
 
 /**
- * sms/schedule (API-EXTENSIONS §6): a scheduled single message, 1 Pending (checked within a
- * second by the scheduler). 201, the scheduled single message record (spec), `Location` to
- * sms/view-scheduled. Honours Idempotency-Key (§1): a replay creates nothing and reserves nothing.
+ * sms/schedule (API.md §11.7): a scheduled single message, 1 Pending (checked within a
+ * second by the scheduler). 201, the scheduled single message record (API.md §9), `Location` to
+ * sms/view-scheduled. Honours Idempotency-Key (API.md §7): a replay creates nothing and reserves nothing.
  */
 export const smsSchedule = defineOperation({
   id: 'sms.schedule',

@@ -4,9 +4,9 @@ import { defineOperation } from '../../operation.ts';
 import { messagingDeps } from './messaging.ts';
 
 /**
- * sms/send-group (API-EXTENSIONS §6): one message to every member of a group who has not opted
+ * sms/send-group (API.md §10.6): one message to every member of a group who has not opted
  * out, all or nothing, in one transaction. 201, the Batch record (no `Location`: batches have no
- * view action; their messages are `sms/index?BatchId=`). Honours Idempotency-Key (§1).
+ * view action; their messages are `sms/index?BatchId=`). Honours Idempotency-Key (API.md §7).
  */
 export const smsSendGroup = defineOperation({
   id: 'sms.send-group',

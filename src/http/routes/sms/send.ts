@@ -5,9 +5,9 @@ import { defineOperation } from '../../operation.ts';
 import { messagingDeps } from './messaging.ts';
 
 /**
- * sms/send (API-EXTENSIONS §6): queues one message and debits its credits in one transaction.
+ * sms/send (API.md §10.6): queues one message and debits its credits in one transaction.
  * 201, a list holding the one new Message record (Queued), `Location` to sms/view. Honours
- * Idempotency-Key (§1): a replay spends no credit twice.
+ * Idempotency-Key (API.md §7): a replay spends no credit twice.
  */
 export const smsSend = defineOperation({
   id: 'sms.send',

@@ -4,7 +4,7 @@ import { PageQuery } from '../../../records/common.ts';
 import { ScheduledMessageRecordSchema, scheduledMessageRecord } from '../../../records/scheduled-messages.ts';
 import { defineOperation } from '../../operation.ts';
 
-/** Spec "GET /v1/sms/single-schedule-messages": scheduled single messages, paginated. */
+/** API.md §9: scheduled single messages, paginated. */
 export const singleScheduleMessages = defineOperation({
   id: 'sms.single-schedule-messages',
   path: '/v1/sms/single-schedule-messages',

@@ -5,7 +5,7 @@ import { defineOperation } from '../../operation.ts';
 import { scheduleDeps } from './messaging.ts';
 
 /**
- * sms/update-scheduled?id= (API-EXTENSIONS §6): the fields of sms/schedule, only those sent
+ * sms/update-scheduled?id= (API.md §10.6): the fields of sms/schedule, only those sent
  * change; its reservation is released and it is 1 Pending again (checked within a second). 200,
  * the scheduled single message record.
  */

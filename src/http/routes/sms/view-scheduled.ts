@@ -4,7 +4,7 @@ import { ScheduledMessageRecordSchema, scheduledMessageRecord } from '../../../r
 import { defineOperation } from '../../operation.ts';
 
 /**
- * sms/view-scheduled?id= (API-EXTENSIONS §6): one scheduled single message record; 404 `Object
+ * sms/view-scheduled?id= (API.md §10.6): one scheduled single message record; 404 `Object
  * not found: {id}` (also once it was sent or cancelled).
  */
 export const smsViewScheduled = defineOperation({

@@ -3,7 +3,7 @@ import { IdQuery } from '../../../records/common.ts';
 import { MessageRecordSchema, messageRecord } from '../../../records/messages.ts';
 import { defineOperation } from '../../operation.ts';
 
-/** sms/view?id= (API-EXTENSIONS §6): one Message record of the log; 404 `Object not found: {id}`. */
+/** sms/view?id= (API.md §10.6): one Message record of the log; 404 `Object not found: {id}`. */
 export const smsView = defineOperation({
   id: 'sms.view',
   path: '/v1/sms/view',

@@ -10,7 +10,9 @@ export const webhooksDelete = defineOperation({
   summary: 'Delete a webhook and its deliveries',
   success: 204,
   schema: { query: IdQuery },
-  handler: ({ store }) => async (ctx) => {
-    await deleteWebhook(store, ctx.accountId, ctx.id());
-  },
+  handler:
+    ({ store }) =>
+    async (ctx) => {
+      await deleteWebhook(store, ctx.accountId, ctx.id());
+    },
 });

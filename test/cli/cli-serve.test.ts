@@ -1,0 +1,132 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import Database from 'better-sqlite3';
+import { XMLValidator } from 'fast-xml-parser';
+import { spawnServe, tempDir, waitForHttp } from '../helpers/cli.ts';
+import { freePort } from '../helpers/net.ts';
+
+const BANNER_END = 'More demo accounts:';
+
+function countAccounts(dbPath: string): number {
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    return (db.prepare('SELECT COUNT(*) AS n FROM accounts').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+/** Runs one shell line and returns its output. */
+function sh(line: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('sh', ['-c', line], { timeout: 30_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
+      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+
+/** Runs a banner curl line with `extra` appended, plus a trailer line with the status and content type. */
+async function curl(line: string, extra = ''): Promise<{ status: number; contentType: string; body: string }> {
+  const res = await sh(`${line}${extra} -w '\\n%{http_code} %{content_type}'`);
+  assert.equal(res.code, 0, `curl failed: ${line}\n${res.stderr}`);
+  const cut = res.stdout.lastIndexOf('\n');
+  const [status, ...type] = res.stdout.slice(cut + 1).split(' ');
+  return { status: Number(status), contentType: type.join(' '), body: res.stdout.slice(0, cut) };
+}
+
+describe('msgsvc serve: first start', { concurrency: true }, () => {
+  test('an empty database gets a demo account and a banner whose curl lines all work in JSON and XML; SIGTERM exits 0; a second start prints no banner', async (t) => {
+    const { dbPath } = tempDir(t);
+    const port = await freePort();
+    const env = { DATABASE_URL: dbPath, PORT: String(port), MSGSVC_DEMO: undefined, LOG_LEVEL: 'warn' };
+    const server = spawnServe(t, [], env);
+    const stdout = await server.waitForStdout((s) => s.includes(BANNER_END));
+
+    const base = `http://127.0.0.1:${port}`;
+    const tokenLine = /Access token \(shown once; only its hash is stored\): (\S+)/.exec(stdout);
+    assert.ok(tokenLine, `banner shows the token:\n${stdout}`);
+    const curls = stdout
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l.startsWith('curl '));
+    assert.equal(curls.length, 11, `11 curl lines expected:\n${stdout}`);
+    const paths = [
+      '/v1/numbers/index',
+      '/v1/credits/balance',
+      '/v1/sms/single-schedule-messages',
+      '/v1/contacts/find',
+      '/v1/groups/update',
+      '/v1/custom-contact-fields/update',
+      '/v1/custom-contact-fields-entry/update',
+      '/v1/keyword/reserve',
+      '/v1/sms/send',
+      '/v1/sms/schedule',
+      '/v1/sandbox/inbound',
+    ];
+    curls.forEach((line, i) => {
+      assert.ok(line.includes(`'${base}${paths[i]}?`), `curl line ${i + 1} should call ${base}${paths[i]}: ${line}`);
+      assert.ok(line.includes(`access_token=${encodeURIComponent(tokenLine[1]!)}`), line);
+    });
+    assert.equal(countAccounts(dbPath), 1);
+
+    for (const line of curls) {
+      const json = await curl(line);
+      assert.ok(json.status >= 200 && json.status < 300, `JSON: ${json.status} ${json.body}\n${line}`);
+      assert.equal(json.contentType, 'application/json; charset=UTF-8', line);
+      assert.doesNotThrow(() => JSON.parse(json.body), `JSON body of ${line}: ${json.body}`);
+
+      const xml = await curl(line, " -H 'Accept: application/xml'");
+      assert.ok(xml.status >= 200 && xml.status < 300, `XML: ${xml.status} ${xml.body}\n${line}`);
+      assert.equal(xml.contentType, 'application/xml; charset=UTF-8', line);
+      assert.ok(xml.body.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<response'), xml.body);
+      assert.equal(XMLValidator.validate(xml.body), true, `XML body of ${line}: ${xml.body}`);
+    }
+    const reserve = await curl(curls[7]!);
+    assert.equal(reserve.status, 201);
+
+    const exit = await server.stop();
+    assert.deepEqual(exit, { code: 0, signal: null }, `SIGTERM should exit 0; stderr:\n${server.stderr}`);
+
+    // Second start on the same database: no banner, no new account.
+    const port2 = await freePort();
+    const again = spawnServe(t, [], { ...env, PORT: String(port2) });
+    const res = await waitForHttp(`http://127.0.0.1:${port2}/v1/credits/balance?access_token=${encodeURIComponent(tokenLine[1]!)}`);
+    assert.equal(res.status, 200);
+    // 2500 less the banner's two sends (its JSON and XML runs), one credit each, of which the second
+    // may be refunded (the STOP line can opt its recipient out before the dispatcher takes it:
+    // Rejected, API.md §11.6), and less the two scheduled messages' credits once the scheduler
+    // has approved them (within its poll interval: maybe not yet when the first server stopped).
+    const balance = /^\{"AvailableCredits":(\d+)\}$/.exec(await res.text());
+    assert.ok(balance && Number(balance[1]) >= 2496 && Number(balance[1]) <= 2499, `balance: ${balance?.[0]}`);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.ok(!again.stdout.includes('demo account') && !again.stdout.includes('curl '), `no banner expected:\n${again.stdout}`);
+    assert.equal(countAccounts(dbPath), 1);
+    assert.deepEqual(await again.stop(), { code: 0, signal: null });
+  });
+
+  test('MSGSVC_DEMO=0 on an empty database prints no banner and creates no account', async (t) => {
+    const { dbPath } = tempDir(t);
+    const port = await freePort();
+    const server = spawnServe(t, [], { DATABASE_URL: dbPath, PORT: String(port), MSGSVC_DEMO: '0', LOG_LEVEL: 'warn' });
+    const res = await waitForHttp(`http://127.0.0.1:${port}/v1/numbers/index?access_token=nope`);
+    assert.equal(res.status, 401);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.ok(!server.stdout.includes('demo account') && !server.stdout.includes('curl '), `no banner expected:\n${server.stdout}`);
+    assert.equal(countAccounts(dbPath), 0);
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+  });
+
+  test('serve --port 0: the banner shows the port actually bound', async (t) => {
+    const { dbPath } = tempDir(t);
+    const server = spawnServe(t, ['--port', '0'], { DATABASE_URL: dbPath, LOG_LEVEL: 'warn' });
+    const stdout = await server.waitForStdout((s) => s.includes(BANNER_END));
+    const m = /'http:\/\/127\.0\.0\.1:(\d+)\/v1\/credits\/balance\?access_token=([^']+)'/.exec(stdout);
+    assert.ok(m, stdout);
+    assert.notEqual(m[1], '0');
+    const res = await fetch(`http://127.0.0.1:${m[1]}/v1/credits/balance?access_token=${m[2]}`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+  });
+});
