@@ -367,6 +367,19 @@ export function evaluateTargets(r: BenchResult): TargetResult[] {
       met: rel >= 0.5,
     });
   }
+  // Issue 24: the console's chart, sms/stats for 7 days by hour over the largest message log, p50
+  // ≤ 50 ms: the latency at half of msgsvc's throughput (the paced run) where measured, else under
+  // the saturating load (which queues 50 connections' requests behind each other).
+  const stats = at('sms-stats', largest);
+  if (stats) {
+    const paced = stats.msgsvc.paced;
+    const p50 = paced?.p50Ms ?? stats.msgsvc.p50Ms;
+    out.push({
+      target: `sms/stats (7 days by hour) over ${human(largest!)} messages: p50 ≤ 50 ms`,
+      measured: `${p50} ms ${paced ? `at ${fmt(paced.rate)}/s` : `at saturation (${r.plan.connections} connections)`}; ${fmt(stats.msgsvc.medianRps)}/s at saturation`,
+      met: p50 <= 50,
+    });
+  }
   // Issue 15: every read ≥ 0.65 × its floor, every write ≥ 0.55 × its floor, at every size measured.
   for (const [kind, min] of [
     ['read', 0.65],
@@ -385,7 +398,9 @@ export function evaluateTargets(r: BenchResult): TargetResult[] {
       met: misses.length === 0,
     });
   }
-  const largestRows = r.scenarios.filter((s) => s.contacts === largest && s.msgsvc.paced);
+  // sms/stats aggregates thousands of rows per request: it has its own latency target (issue 24,
+  // above) instead of this one, which issue 15 set for the record reads and writes.
+  const largestRows = r.scenarios.filter((s) => s.contacts === largest && s.msgsvc.paced && s.scenario !== 'sms-stats');
   if (largestRows.length > 0) {
     // Issue 15: p99 ≤ 5 ms at half load in every scenario where the ceiling's own p99 at that rate
     // is ≤ 3 ms (where it is not, the machine itself was not quiet enough to tell).

@@ -110,6 +110,16 @@ export const SCENARIOS: readonly Scenario[] = [
     request: (d) => ({ method: 'GET', path: `/v1/sms/single-schedule-messages?${tokenQuery(d)}&page=${deepPage(d.messages)}` }),
   },
   {
+    // The console's chart (issue 24): the last 7 days by hour, 169 buckets, over the generated
+    // message log (one message a minute: about 10,000 of its messages fall in the week). One
+    // grouped query on messages_account_created_ix (docs/API.md §10.9). Target: p50 ≤ 50 ms.
+    name: 'sms-stats',
+    title: 'sms/stats (7 days by hour)',
+    kind: 'read',
+    status: 200,
+    request: (d) => ({ method: 'GET', path: `/v1/sms/stats?interval=hour&${tokenQuery(d)}` }),
+  },
+  {
     name: 'groups-update',
     title: 'groups/update',
     kind: 'write',

@@ -18,7 +18,16 @@ import { registerOperations } from './http/operation.ts';
 import { createIdempotency } from './http/plugins/idempotency.ts';
 import { registerApiDocs } from './http/docs.ts';
 import { fieldsHook } from './http/serializers/fields.ts';
-import { castHeaderNames, errorBody, escapeJsonLineTerminators, HttpError, JSON_TYPE, REASON_PHRASES, setWireHeader, WireResponse } from './http/wire.ts';
+import {
+  castHeaderNames,
+  errorBody,
+  escapeJsonLineTerminators,
+  HttpError,
+  JSON_TYPE,
+  REASON_PHRASES,
+  setWireHeader,
+  WireResponse,
+} from './http/wire.ts';
 import { storeReady, type Store } from './domain/store.ts';
 import { createRateLimiterBackend } from './http/rate-limiter-backend.ts';
 import { createMetrics, requestIdOf, type DispatcherStats, type WebhookDeliveryStats } from './http/metrics.ts';
@@ -33,6 +42,12 @@ export interface AppDeps {
    * process; absent: `not running`. Informational: messages queue while the carrier is away.
    */
   carrierState?: () => string;
+  /**
+   * Each carrier's state for /readyz (`carriers`: name → `ok` or `unavailable`, in MSGSVC_CARRIERS
+   * order; docs/API.md §14.1), when a dispatcher runs in this process (or the primary's, for a
+   * worker); absent or undefined: the field is left out.
+   */
+  carrierStates?: () => Readonly<Record<string, string>> | undefined;
   /**
    * This process is a `serve --workers` worker (src/cluster.ts): without REDIS_URL its rate-limit
    * counters are kept by the primary, exact across the workers; absent: kept in this process.
@@ -77,7 +92,11 @@ function hasIndexAction(controller: string): boolean {
 export function canonicalUrl(url: string): string {
   const q = url.indexOf('?');
   const end = q === -1 ? url.length : q;
-  if (url.charCodeAt(1) !== 0x2f && url.charCodeAt(end - 1) !== 0x2f && !(end > 4 && url.lastIndexOf('/', end - 1) === 3 && url.startsWith('/v1/'))) {
+  if (
+    url.charCodeAt(1) !== 0x2f &&
+    url.charCodeAt(end - 1) !== 0x2f &&
+    !(end > 4 && url.lastIndexOf('/', end - 1) === 3 && url.startsWith('/v1/'))
+  ) {
     return url;
   }
   const path = url.slice(0, end);
@@ -215,7 +234,12 @@ function decodeForm(body: Buffer): string {
 }
 
 /** preParsing (root): the body overrideFromBody already read, replayed for the parser. */
-function replayBody(request: FastifyRequest, _reply: FastifyReply, payload: Readable, done: (err: Error | null, stream?: Readable) => void): void {
+function replayBody(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  payload: Readable,
+  done: (err: Error | null, stream?: Readable) => void,
+): void {
   const peeked = (request.raw as PeekedRequest)[kPeekedBody];
   done(null, peeked ?? payload);
 }
@@ -227,10 +251,20 @@ function replayBody(request: FastifyRequest, _reply: FastifyReply, payload: Read
  * - no Content-Type on a 204;
  * - JSON escapes U+2028 and U+2029 (escapeJsonLineTerminators: one regex test).
  */
-function wireOnSend(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, value?: unknown) => void): void {
+function wireOnSend(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  done: (err: Error | null, value?: unknown) => void,
+): void {
   castHeaderNames(reply.raw);
   if (reply.statusCode === 204) reply.raw.removeHeader('Content-Type');
-  if (typeof payload === 'string' && request.format === 'json' && payload.length > 0 && (payload.charCodeAt(0) === 0x7b || payload.charCodeAt(0) === 0x5b)) {
+  if (
+    typeof payload === 'string' &&
+    request.format === 'json' &&
+    payload.length > 0 &&
+    (payload.charCodeAt(0) === 0x7b || payload.charCodeAt(0) === 0x5b)
+  ) {
     return done(null, escapeJsonLineTerminators(payload));
   }
   done(null, payload);
@@ -386,7 +420,13 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
   app.server.on('connect', (req: { url?: string }, socket: Socket) => {
     const allow = allowedMethods(pathOf(canonicalUrl(req.url ?? '/')));
     if (allow === undefined) endSocketWithError(socket, 404, 'Page not found.');
-    else endSocketWithError(socket, 405, `Method Not Allowed. This URL can only handle the following request methods: ${allow}.`, `Allow: ${allow}\r\n`);
+    else
+      endSocketWithError(
+        socket,
+        405,
+        `Method Not Allowed. This URL can only handle the following request methods: ${allow}.`,
+        `Allow: ${allow}\r\n`,
+      );
   });
   app.server.on('checkExpectation', (req, res) => app.server.emit('request', req, res));
   collectRawBodies(app);
@@ -432,7 +472,10 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
     const ready = database === 'ok' && redis !== 'unavailable';
     setWireHeader(reply, 'Content-Type', JSON_TYPE);
     const carrier = deps.carrierState?.() ?? 'not running';
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', database, redis, carrier });
+    const carriers = deps.carrierStates?.();
+    return reply
+      .code(ready ? 200 : 503)
+      .send({ status: ready ? 'ok' : 'unavailable', database, redis, carrier, ...(carriers ? { carriers } : {}) });
   });
   // GET /openapi.json and the Swagger UI at /docs, without a token, built from the operations (src/http/docs.ts).
   registerApiDocs(app, operations);

@@ -43,7 +43,7 @@ const CHANNEL = 'msgsvc';
 
 /** Messages between the primary and its workers on CHANNEL. */
 type ClusterMessage =
-  | { channel: typeof CHANNEL; type: 'carrier'; state: string } // primary → worker: the carrier's state changed
+  | { channel: typeof CHANNEL; type: 'carrier'; state: string; states?: Record<string, string> } // primary → worker: the carriers' state changed
   | { channel: typeof CHANNEL; type: 'carrier?' } // worker → primary: send me the carrier's state
   | { channel: typeof CHANNEL; type: 'shutdown' }; // primary → worker: finish in-flight requests and exit 0
 
@@ -107,6 +107,7 @@ async function runPrimary(config: Config): Promise<void> {
   let shuttingDown = false;
   let backoffMs = 0;
   let carrier = loops.carrierState();
+  let states = loops.carrierStates();
 
   const send = (worker: Worker, msg: ClusterMessage) => {
     if (!worker.isConnected()) return;
@@ -124,13 +125,17 @@ async function runPrimary(config: Config): Promise<void> {
   };
 
   cluster.on('message', (worker, msg: unknown) => {
-    if (isClusterMessage(msg) && msg.type === 'carrier?') send(worker, { channel: CHANNEL, type: 'carrier', state: carrier });
+    if (isClusterMessage(msg) && msg.type === 'carrier?')
+      send(worker, { channel: CHANNEL, type: 'carrier', state: carrier, ...(states ? { states } : {}) });
   });
   const carrierPoll = setInterval(() => {
     const state = loops.carrierState();
-    if (state === carrier) return;
+    const now = loops.carrierStates();
+    if (state === carrier && JSON.stringify(now) === JSON.stringify(states)) return;
     carrier = state;
-    for (const worker of Object.values(cluster.workers ?? {})) if (worker) send(worker, { channel: CHANNEL, type: 'carrier', state });
+    states = now;
+    for (const worker of Object.values(cluster.workers ?? {}))
+      if (worker) send(worker, { channel: CHANNEL, type: 'carrier', state, ...(now ? { states: now } : {}) });
   }, CARRIER_POLL_MS);
   carrierPoll.unref();
 
@@ -214,6 +219,7 @@ async function runPrimary(config: Config): Promise<void> {
  */
 async function runClusterWorker(config: Config): Promise<void> {
   let carrier = 'not running';
+  let states: Record<string, string> | undefined;
   let server: RunningServer | undefined;
   let stopRequested = false;
   let stopping = false;
@@ -231,7 +237,7 @@ async function runClusterWorker(config: Config): Promise<void> {
   };
   process.on('message', (msg: unknown) => {
     if (!isClusterMessage(msg)) return;
-    if (msg.type === 'carrier') carrier = msg.state;
+    if (msg.type === 'carrier') ({ state: carrier, states } = msg);
     else if (msg.type === 'shutdown') stop();
   });
   process.on('SIGINT', () => {});
@@ -241,7 +247,7 @@ async function runClusterWorker(config: Config): Promise<void> {
   try {
     server = await startServer(
       { ...config, dispatcher: false, demo: false },
-      { carrierState: () => carrier, clusterRateLimit: true, migrated: true },
+      { carrierState: () => carrier, carrierStates: () => states, clusterRateLimit: true, migrated: true },
     );
   } catch (err) {
     process.stderr.write(`msgsvc: worker ${process.pid} could not start: ${err instanceof Error ? err.message : String(err)}\n`);

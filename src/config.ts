@@ -1,7 +1,14 @@
 import { availableParallelism } from 'node:os';
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js';
 import { parseSmppUrl } from './lib/smpp-url.ts';
-import { CarrierSettingError, parseCarriers, parsePublicUrl, parseRoutes, type CarrierSpec, type RouteRule } from './lib/carrier-settings.ts';
+import {
+  CarrierSettingError,
+  parseCarriers,
+  parsePublicUrl,
+  parseRoutes,
+  type CarrierSpec,
+  type RouteRule,
+} from './lib/carrier-settings.ts';
 
 /**
  * Where the data lives. `sqlite` is the embedded default; `postgres` is selected by a
@@ -98,6 +105,14 @@ export interface Config {
   readonly carriers: readonly CarrierSpec[];
   /** The routing rules (MSGSVC_ROUTES); unset: `*=` every carrier in list order. src/carriers/config.ts chooses with them. */
   readonly routes: readonly RouteRule[];
+  /**
+   * API.md §14.1: let a Twilio-compatible carrier whose host is or resolves to a loopback, private,
+   * link-local or unspecified address through the SSRF guard (MSGSVC_CARRIER_ALLOW_PRIVATE=1;
+   * default off: a gateway on a private network, tests). Android phones are on a LAN: always allowed.
+   */
+  readonly carrierAllowPrivate: boolean;
+  /** HTTP carriers (Twilio, Android): one request's whole exchange, ms (MSGSVC_CARRIER_TIMEOUT_MS, default 10,000). */
+  readonly carrierTimeoutMs: number;
   /** The base URL carriers call back (MSGSVC_PUBLIC_URL), normalised, no trailing `/`; required with a Twilio or Android carrier. */
   readonly publicUrl: string | undefined;
   /** Messages one dispatcher claims at a time (MSGSVC_DISPATCH_BATCH, default 500). */
@@ -257,6 +272,8 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
   { name: 'MSGSVC_CARRIERS', group: 'Carriers and routing', kind: 'text', fallback: undefined, values: 'comma-separated `name=URL`: `smpp://`, `smpps://`, `twilio://SID:TOKEN@host`, `twilio+http://…@host:port`, `android://user:password@host:port`, `android+https://…`, `sandbox:`; `?rate=` (1 to 100,000 per second) and `?window=` (1 to 1,000) on any', meaning: 'several carriers at once (API.md §14.1); names 1 to 32 of `a-z 0-9 _ -`; rate default 100 for SMPP, 10 for HTTP carriers, none for the sandbox; window default 10 (the sandbox: `MSGSVC_SANDBOX_WINDOW`); percent-encode `% , / ? #` in a password. Unset: `smpp` (`MSGSVC_SMPP_URL`) or `sandbox`; it cannot be set beside `MSGSVC_SMPP_URL` or `MSGSVC_CARRIER` ([guides/carriers.md](guides/carriers.md))' },
   { name: 'MSGSVC_ROUTES', group: 'Carriers and routing', kind: 'text', fallback: undefined, values: '`MATCH=name[>name…]` separated by `;`; MATCH `*` or 1 to 15 digits, optionally after `sms:` or `mms:`', meaning: 'which carriers take a message, in failover order: the rule with the longest prefix of the recipient\'s digits, of its type or of none (a typed rule wins a tie); unset: `*=` every carrier in `MSGSVC_CARRIERS` order (API.md §14.1)' },
   { name: 'MSGSVC_PUBLIC_URL', group: 'Carriers and routing', kind: 'text', fallback: undefined, values: 'an absolute `http://` or `https://` URL, no query', meaning: 'the base URL at which carriers reach this service (receipts, inbound texts, MMS media); required with a `twilio` or `android` carrier' },
+  { name: 'MSGSVC_CARRIER_ALLOW_PRIVATE', group: 'Carriers and routing', kind: 'toggle', fallback: false, meaning: 'allow a `twilio` carrier whose host is or resolves to a loopback, private, link-local or unspecified address (a gateway on a private network; tests); `android` phones are always allowed (API.md §14.1)' },
+  { name: 'MSGSVC_CARRIER_TIMEOUT_MS', group: 'Carriers and routing', kind: 'integer', fallback: 10_000, min: 100, max: 600_000, unit: 'ms', meaning: 'how long one request to an HTTP carrier (`twilio`, `android`) may take, connect to answer; a timeout is a temporary failure' },
   // Sandbox carrier
   { name: 'MSGSVC_SANDBOX_RECEIPT_MS', group: 'Sandbox carrier', kind: 'integer', fallback: 1000, min: 0, max: 86_400_000, unit: 'ms', meaning: 'time from Sent to the delivery receipt (API.md §11.3)' },
   { name: 'MSGSVC_SANDBOX_SUBMIT_MS', group: 'Sandbox carrier', kind: 'integer', fallback: 0, min: 0, max: 60_000, unit: 'ms', meaning: 'time each submit takes, to imitate a carrier\'s latency (benchmarks)' },
@@ -499,6 +516,8 @@ export function loadConfig(source: ConfigSource = process.env): Config {
     sandboxReceiptMs: integer(source, 'MSGSVC_SANDBOX_RECEIPT_MS'),
     sandboxSubmitMs: integer(source, 'MSGSVC_SANDBOX_SUBMIT_MS'),
     webhookAllowPrivate: toggle(source, 'MSGSVC_WEBHOOK_ALLOW_PRIVATE'),
+    carrierAllowPrivate: toggle(source, 'MSGSVC_CARRIER_ALLOW_PRIVATE'),
+    carrierTimeoutMs: integer(source, 'MSGSVC_CARRIER_TIMEOUT_MS'),
     webhookTimeoutMs: integer(source, 'MSGSVC_WEBHOOK_TIMEOUT_MS'),
     webhookBatchSize: integer(source, 'MSGSVC_WEBHOOK_BATCH'),
     webhookConcurrency: integer(source, 'MSGSVC_WEBHOOK_CONCURRENCY'),

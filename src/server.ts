@@ -55,7 +55,10 @@ export function printDemoBanner(demo: DemoAccount, url: string, print: (text: st
  * account yet) creates the demo account, returned so that its banner can be printed once the
  * server's URL is known. Closes the database when any step fails.
  */
-export async function openPreparedStore(config: Config, options: { migrated?: boolean } = {}): Promise<{ store: Store; firstStartDemo: DemoAccount | undefined }> {
+export async function openPreparedStore(
+  config: Config,
+  options: { migrated?: boolean } = {},
+): Promise<{ store: Store; firstStartDemo: DemoAccount | undefined }> {
   const store = openStore(config.database);
   try {
     if (!options.migrated) await migrateToLatest(store);
@@ -74,6 +77,8 @@ export async function openPreparedStore(config: Config, options: { migrated?: bo
 export interface HostLoops {
   /** The carrier's state for /readyz: `ok`, `unavailable`, or `not running` (no dispatcher here). */
   carrierState(): string;
+  /** Each carrier's state for /readyz by name (`ok` or `unavailable`); undefined without a dispatcher here. */
+  carrierStates(): Record<string, string> | undefined;
   dispatcherStats(): ReturnType<Dispatcher['stats']> | undefined;
   webhookStats(): ReturnType<WebhookDeliverer['stats']> | undefined;
   start(): Promise<void>;
@@ -92,6 +97,7 @@ export function createHostLoops(config: Config, store: Store, log: FastifyBaseLo
   const deliverer = config.dispatcher ? createWebhookDeliverer(config, store, { log }) : undefined;
   return {
     carrierState: () => dispatcher?.carrierState() ?? 'not running',
+    carrierStates: () => dispatcher?.carrierStates(),
     dispatcherStats: () => dispatcher?.stats(),
     webhookStats: () => deliverer?.stats(),
     async start() {
@@ -113,13 +119,20 @@ export function createHostLoops(config: Config, store: Store, log: FastifyBaseLo
  * @param options.print where the demo banner goes (default stdout).
  * @param options.carrierState the carrier's state for /readyz when the dispatcher runs elsewhere
  *   (a `serve --workers` worker: the primary's); default this process's own loops.
+ * @param options.carrierStates each carrier's state likewise (/readyz `carriers`).
  * @param options.clusterRateLimit this process is a `serve --workers` worker (see AppDeps).
  * @param options.migrated the schema is known to be current (the primary migrated it): no migration check.
  * @throws what opening, migrating or listening threw (the database is closed again).
  */
 export async function startServer(
   config: Config,
-  options: { print?: (text: string) => void; carrierState?: () => string; clusterRateLimit?: boolean; migrated?: boolean } = {},
+  options: {
+    print?: (text: string) => void;
+    carrierState?: () => string;
+    carrierStates?: () => Readonly<Record<string, string>> | undefined;
+    clusterRateLimit?: boolean;
+    migrated?: boolean;
+  } = {},
 ): Promise<RunningServer> {
   const { store, firstStartDemo } = await openPreparedStore(config, { migrated: options.migrated === true });
   try {
@@ -127,6 +140,7 @@ export async function startServer(
     const app = buildApp(config, {
       store,
       carrierState: options.carrierState ?? (() => loops?.carrierState() ?? 'not running'),
+      carrierStates: options.carrierStates ?? (() => loops?.carrierStates()),
       dispatcherStats: () => loops?.dispatcherStats(),
       webhookStats: () => loops?.webhookStats(),
       ...(options.clusterRateLimit ? { clusterRateLimit: true } : {}),
@@ -142,7 +156,11 @@ export async function startServer(
       app,
       store,
       url,
-      close: () => (closing ??= background.stop().then(() => app.close()).then(() => store.close())),
+      close: () =>
+        (closing ??= background
+          .stop()
+          .then(() => app.close())
+          .then(() => store.close())),
     };
   } catch (err) {
     await store.close();
@@ -172,7 +190,10 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     await store.close();
     throw err;
   }
-  log.info({ carrier: config.carrier, batch: config.dispatchBatchSize }, 'msgsvc worker: dispatching');
+  log.info(
+    { carrier: config.carrier, carriers: config.carriers.map((c) => `${c.name}=${c.display}`), batch: config.dispatchBatchSize },
+    'msgsvc worker: dispatching',
+  );
   let closing: Promise<void> | undefined;
   return { log, close: () => (closing ??= loops.stop().then(() => store.close())) };
 }

@@ -136,12 +136,13 @@ function sqliteDb(path: string): Db {
   const reader = new SQLite(path, { readonly: true });
   const count = (text: string, ...values: unknown[]) => (reader.prepare(text).get(...values) as { n: number }).n;
   return {
-    reservations: async (a, k) => count('select count(*) as n from keyword_reservations where account_id = ? and keyword = ?', a, k),
-    contacts: async (a, n) => count('select count(*) as n from contacts where account_id = ? and number = ?', a, n),
-    keyRows: async (a) => count('select count(*) as n from idempotency_keys where account_id = ?', a),
+    reservations: (a, k) =>
+      Promise.resolve(count('select count(*) as n from keyword_reservations where account_id = ? and keyword = ?', a, k)),
+    contacts: (a, n) => Promise.resolve(count('select count(*) as n from contacts where account_id = ? and number = ?', a, n)),
+    keyRows: (a) => Promise.resolve(count('select count(*) as n from idempotency_keys where account_id = ?', a)),
     waitForRow: (a, key) =>
       poll(
-        async () => count('select count(*) as n from idempotency_keys where account_id = ? and key = ?', a, key) === 1,
+        () => Promise.resolve(count('select count(*) as n from idempotency_keys where account_id = ? and key = ?', a, key) === 1),
         `the row of ${key}`,
       ),
     async holdReservations(holder) {
@@ -163,8 +164,9 @@ function sqliteDb(path: string): Db {
         await done;
       };
     },
-    async close() {
+    close() {
       reader.close();
+      return Promise.resolve();
     },
   };
 }

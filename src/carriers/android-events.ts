@@ -150,7 +150,8 @@ export function parseAndroidEvent(input: unknown): AndroidEvent {
   const eventId = str(b['id']) ?? '';
   const p = b['payload'];
   if (event === undefined) return { kind: 'ignore', reason: 'no event' };
-  if (event !== 'sms:delivered' && event !== 'sms:failed' && event !== 'sms:received') return { kind: 'ignore', reason: `event ${event.slice(0, 32)}` };
+  if (event !== 'sms:delivered' && event !== 'sms:failed' && event !== 'sms:received')
+    return { kind: 'ignore', reason: `event ${event.slice(0, 32)}` };
   if (typeof p !== 'object' || p === null || Array.isArray(p)) return { kind: 'ignore', reason: 'no payload' };
   const payload = p as Record<string, unknown>;
   if (event === 'sms:received') {

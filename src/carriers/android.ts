@@ -85,7 +85,12 @@ export const ANDROID_UNREACHABLE = 'ANDROID_UNREACHABLE';
 export const ANDROID_NOT_READY = 'ANDROID_NOT_READY';
 
 /** The events registered on the phone, in this order. */
-export const ANDROID_EVENTS = [WebHookEventType.SmsSent, WebHookEventType.SmsDelivered, WebHookEventType.SmsFailed, WebHookEventType.SmsReceived] as const;
+export const ANDROID_EVENTS = [
+  WebHookEventType.SmsSent,
+  WebHookEventType.SmsDelivered,
+  WebHookEventType.SmsFailed,
+  WebHookEventType.SmsReceived,
+] as const;
 
 /** How the carrier is set up. Times in milliseconds. */
 export interface AndroidCarrierOptions {
@@ -131,7 +136,10 @@ export class AndroidHttpError extends Error {
 
 /** No answer: `code` is ANDROID_TIMEOUT or ANDROID_UNREACHABLE (refused, reset, DNS, a refused address). */
 export class AndroidTransportError extends Error {
-  constructor(readonly code: typeof ANDROID_TIMEOUT | typeof ANDROID_UNREACHABLE, detail: string) {
+  constructor(
+    readonly code: typeof ANDROID_TIMEOUT | typeof ANDROID_UNREACHABLE,
+    detail: string,
+  ) {
     super(`the phone could not be reached (${detail})`);
     this.name = 'AndroidTransportError';
   }
@@ -147,7 +155,11 @@ const MAX_REPLY_BYTES = 1 << 20;
  * with the parsed JSON reply (undefined when empty or not JSON); anything else rejects with
  * AndroidHttpError (any other status) or AndroidTransportError (no answer).
  */
-export function createAndroidHttpClient(options: { timeoutMs: number; allowPrivate: boolean; maxSockets: number }): HttpClient & { destroy(): void } {
+export function createAndroidHttpClient(options: {
+  timeoutMs: number;
+  allowPrivate: boolean;
+  maxSockets: number;
+}): HttpClient & { destroy(): void } {
   const lookup = guardedLookup(options.allowPrivate) as unknown as http.AgentOptions['lookup'];
   const agents = {
     http: new http.Agent({ keepAlive: true, maxSockets: options.maxSockets, lookup }),
@@ -181,7 +193,10 @@ export function createAndroidHttpClient(options: { timeoutMs: number; allowPriva
         req.destroy();
         reject(err);
       };
-      const timer = setTimeout(() => fail(new AndroidTransportError(ANDROID_TIMEOUT, `no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+      const timer = setTimeout(
+        () => fail(new AndroidTransportError(ANDROID_TIMEOUT, `no answer within ${options.timeoutMs} ms`)),
+        options.timeoutMs,
+      );
       req.on('error', (err: NodeJS.ErrnoException) => {
         const detail = err.code === 'EWEBHOOKFORBIDDEN' ? 'address not allowed' : (err.code ?? 'connection error');
         fail(new AndroidTransportError(ANDROID_UNREACHABLE, detail));
@@ -273,19 +288,27 @@ class AndroidCarrierImpl implements AndroidCarrier {
     } catch {
       throw new Error(`android carrier ${o.name}: baseUrl is not a URL`);
     }
-    if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error(`android carrier ${o.name}: baseUrl must be http:// or https://`);
+    if (base.protocol !== 'http:' && base.protocol !== 'https:')
+      throw new Error(`android carrier ${o.name}: baseUrl must be http:// or https://`);
     if (base.username || base.password) throw new Error(`android carrier ${o.name}: baseUrl must not carry credentials`);
     this.name = o.name;
     this.window = o.window;
     this.eventsUrl = androidEventsUrl(o.publicUrl, o.name);
-    this.http = createAndroidHttpClient({ timeoutMs: o.timeoutMs ?? 10_000, allowPrivate: o.allowPrivate ?? true, maxSockets: Math.max(1, o.window) + 1 });
+    this.http = createAndroidHttpClient({
+      timeoutMs: o.timeoutMs ?? 10_000,
+      allowPrivate: o.allowPrivate ?? true,
+      maxSockets: Math.max(1, o.window) + 1,
+    });
     this.client = new Client(o.username, o.password, this.http, base.origin + base.pathname.replace(/\/+$/, ''));
     this.bucket = new TokenBucket(o.rate);
     this.log = o.log ?? noLog;
     this.minMs = o.registerMinMs ?? 1_000;
     this.maxMs = o.registerMaxMs ?? 60_000;
     if (!/^https:\/\//i.test(this.eventsUrl) && !/^http:\/\/127\.0\.0\.1[:/]/.test(this.eventsUrl)) {
-      this.log.warn({ carrier: o.name }, 'android carrier: the app accepts only https:// webhook URLs (or http://127.0.0.1); registration will be refused');
+      this.log.warn(
+        { carrier: o.name },
+        'android carrier: the app accepts only https:// webhook URLs (or http://127.0.0.1); registration will be refused',
+      );
     }
   }
 
@@ -344,7 +367,10 @@ class AndroidCarrierImpl implements AndroidCarrier {
         return;
       } catch (err) {
         const delay = Math.round(Math.min(this.maxMs, this.minMs * 2 ** Math.min(n, 20)) * (0.5 + Math.random() / 2));
-        this.log.warn({ carrier: this.name, error: describe(err), retryInMs: delay }, 'android carrier: webhook registration failed; not ready');
+        this.log.warn(
+          { carrier: this.name, error: describe(err), retryInMs: delay },
+          'android carrier: webhook registration failed; not ready',
+        );
         firstDone();
         if (this.stopped()) return;
         await new Promise<void>((r) => {

@@ -118,7 +118,9 @@ const NUMBER = /^\+?([0-9]{1,15})$/;
  * and `To` required (numbers as `+digits` or digits), `Body` optional; other fields ignored.
  * @returns the inbound text, or `{ kind: 'malformed', reason }` (answer 400). Never throws.
  */
-export function parseInboundCallback(params: TwilioParams): ({ readonly kind: 'inbound' } & InboundCallback) | { readonly kind: 'malformed'; readonly reason: string } {
+export function parseInboundCallback(
+  params: TwilioParams,
+): ({ readonly kind: 'inbound' } & InboundCallback) | { readonly kind: 'malformed'; readonly reason: string } {
   const messageSid = field(params, 'MessageSid')?.trim();
   if (!messageSid) return { kind: 'malformed', reason: 'MessageSid is missing' };
   const from = NUMBER.exec(field(params, 'From')?.trim() ?? '');

@@ -42,7 +42,9 @@ function signedContent(url: string, params: TwilioParams): string {
  * @throws TypeError only for arguments that are not strings/objects (a programming error).
  */
 export function twilioSignature(authToken: string, url: string, params: TwilioParams): string {
-  return createHmac('sha1', Buffer.from(authToken, 'utf8')).update(Buffer.from(signedContent(url, params), 'utf8')).digest('base64');
+  return createHmac('sha1', Buffer.from(authToken, 'utf8'))
+    .update(Buffer.from(signedContent(url, params), 'utf8'))
+    .digest('base64');
 }
 
 /** `url` with its port removed, or undefined when it has none (as twilio-node's `removePort`). */
@@ -82,9 +84,15 @@ function sameText(a: string, b: string): boolean {
  * of the URL is normalised.
  * Never throws: a missing or malformed header, or parameters of the wrong shape, give false.
  */
-export function verifyTwilioSignature(authToken: string, url: string, params: TwilioParams, header: string | readonly string[] | undefined): boolean {
+export function verifyTwilioSignature(
+  authToken: string,
+  url: string,
+  params: TwilioParams,
+  header: string | readonly string[] | undefined,
+): boolean {
   try {
-    if (typeof header !== 'string' || header === '' || typeof authToken !== 'string' || authToken === '' || typeof url !== 'string') return false;
+    if (typeof header !== 'string' || header === '' || typeof authToken !== 'string' || authToken === '' || typeof url !== 'string')
+      return false;
     if (params === null || typeof params !== 'object') return false;
     let ok = false;
     // Every candidate is computed and compared (no short cut), so the time does not depend on which matched.

@@ -180,7 +180,8 @@ export function twilioSubmitForm(f: SubmitFields): string {
 export function permanentErrorCode(status: number, body: string): string {
   try {
     const code = (JSON.parse(body) as { code?: unknown } | null)?.code;
-    if ((typeof code === 'number' && Number.isSafeInteger(code)) || (typeof code === 'string' && /^[0-9A-Za-z_-]{1,32}$/.test(code))) return `TWILIO_${code}`;
+    if ((typeof code === 'number' && Number.isSafeInteger(code)) || (typeof code === 'string' && /^[0-9A-Za-z_-]{1,32}$/.test(code)))
+      return `TWILIO_${code}`;
   } catch {
     // not JSON: the status says it
   }
@@ -246,8 +247,17 @@ class TwilioCarrierImpl implements TwilioCarrier {
   private running = 0;
   private idleWaiters: (() => void)[] = [];
   private readonly counters: TwilioCarrierStats = {
-    submits: 0, accepted: 0, failed: 0, retried: 0, timeouts: 0, connectionFailures: 0, throttled: 0, probes: 0,
-    statusCallbacks: 0, inboundCallbacks: 0, forbiddenCallbacks: 0,
+    submits: 0,
+    accepted: 0,
+    failed: 0,
+    retried: 0,
+    timeouts: 0,
+    connectionFailures: 0,
+    throttled: 0,
+    probes: 0,
+    statusCallbacks: 0,
+    inboundCallbacks: 0,
+    forbiddenCallbacks: 0,
   };
 
   constructor(private readonly o: TwilioCarrierOptions) {
@@ -255,7 +265,8 @@ class TwilioCarrierImpl implements TwilioCarrier {
     this.name = o.name;
     this.base = httpUrl(o.baseUrl, 'base URL');
     const publicUrl = httpUrl(o.publicUrl, 'public URL');
-    if (typeof o.accountSid !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(o.accountSid)) throw new TypeError(`carrier ${o.name}: the account SID must be 1 to 64 letters, digits, _ or -`);
+    if (typeof o.accountSid !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(o.accountSid))
+      throw new TypeError(`carrier ${o.name}: the account SID must be 1 to 64 letters, digits, _ or -`);
     if (typeof o.authToken !== 'string' || o.authToken === '') throw new TypeError(`carrier ${o.name}: the auth token is empty`);
     if (!(o.rate > 0) || !Number.isFinite(o.rate)) throw new RangeError(`carrier ${o.name}: rate must be a positive number`);
     if (!Number.isSafeInteger(o.window) || o.window < 1) throw new RangeError(`carrier ${o.name}: window must be a positive integer`);
@@ -289,8 +300,7 @@ class TwilioCarrierImpl implements TwilioCarrier {
   }
 
   status(): TwilioCarrierStatus {
-    const state =
-      this.state === 'idle' || this.state === 'ready' ? (this.pausedUntil > Date.now() ? 'throttled' : 'ready') : this.state;
+    const state = this.state === 'idle' || this.state === 'ready' ? (this.pausedUntil > Date.now() ? 'throttled' : 'ready') : this.state;
     return { state, endpoint: this.endpoint, ...(this.lastError !== undefined ? { lastError: this.lastError } : {}) };
   }
 
@@ -330,7 +340,13 @@ class TwilioCarrierImpl implements TwilioCarrier {
 
   private async submitOnce(message: OutboundMessage): Promise<SubmitResult> {
     const mediaUrls = message.typeId === MESSAGE_TYPE_MMS && this.o.mediaUrls ? await this.o.mediaUrls(message) : [];
-    const body = twilioSubmitForm({ to: message.to, from: message.from, body: message.text, statusCallback: this.statusCallbackUrl, mediaUrls });
+    const body = twilioSubmitForm({
+      to: message.to,
+      from: message.from,
+      body: message.text,
+      statusCallback: this.statusCallbackUrl,
+      mediaUrls,
+    });
     const pause = this.pausedUntil - Date.now();
     if (pause > 0) {
       if (pause > this.o.timeoutMs) return this.retried({ kind: 'retry', errorCode: 'HTTP_429', afterMs: pause });
@@ -483,7 +499,8 @@ class TwilioCarrierImpl implements TwilioCarrier {
   private request(method: 'GET' | 'POST', path: string, body: string | undefined): Promise<Reply | Transport> {
     const host = this.base.hostname.startsWith('[') ? this.base.hostname.slice(1, -1) : this.base.hostname;
     // A literal address never goes through the lookup: it is checked here.
-    if (!this.o.allowPrivate && isIP(host) !== 0 && isForbiddenAddress(host)) return Promise.resolve({ kind: 'connection', errorCode: HTTP_ADDRESS_NOT_ALLOWED });
+    if (!this.o.allowPrivate && isIP(host) !== 0 && isForbiddenAddress(host))
+      return Promise.resolve({ kind: 'connection', errorCode: HTTP_ADDRESS_NOT_ALLOWED });
     return new Promise((resolve) => {
       let settled = false;
       const done = (r: Reply | Transport) => {
@@ -492,7 +509,11 @@ class TwilioCarrierImpl implements TwilioCarrier {
         clearTimeout(timer);
         resolve(r);
       };
-      const headers: http.OutgoingHttpHeaders = { authorization: this.authorization, accept: 'application/json', 'user-agent': 'msgsvc-carrier/1' };
+      const headers: http.OutgoingHttpHeaders = {
+        authorization: this.authorization,
+        accept: 'application/json',
+        'user-agent': 'msgsvc-carrier/1',
+      };
       if (body !== undefined) {
         headers['content-type'] = 'application/x-www-form-urlencoded';
         headers['content-length'] = Buffer.byteLength(body);
@@ -520,7 +541,9 @@ class TwilioCarrierImpl implements TwilioCarrier {
             req.destroy();
           } else chunks.push(c);
         });
-        res.on('end', () => done({ kind: 'reply', status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          done({ kind: 'reply', status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
         res.on('error', () => done({ kind: 'connection', errorCode: HTTP_CONNECTION_FAILED }));
         res.on('close', () => {
           if (!res.complete) done({ kind: 'connection', errorCode: HTTP_CONNECTION_FAILED });
@@ -576,6 +599,7 @@ function httpUrl(value: string, what: string): URL {
     throw new TypeError(`the ${what} is not an absolute URL`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`the ${what} must be http or https`);
-  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') throw new TypeError(`the ${what} may carry no credentials, query or fragment`);
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '')
+    throw new TypeError(`the ${what} may carry no credentials, query or fragment`);
   return url;
 }

@@ -41,8 +41,10 @@ import type { SmppStatus } from './smpp.ts';
  * 5. the rest are submitted, each to the first ready carrier of its route, at most
  *    `carrier.window` awaiting their answer per carrier. A temporary refusal (`retry`, or a
  *    throw) is submitted again at once to the next ready carrier of the route after that one,
- *    when there is one; else the message goes back to the queue with backoff. A permanent
- *    refusal (`failed`) ends it Failed, refunded, with no failover;
+ *    when there is one; else the message goes back to the queue with backoff. For `troubledMs`
+ *    after that, the carrier is passed over when a later carrier of the route is ready and not
+ *    troubled itself (a carrier that hangs holds at most its window). A permanent refusal
+ *    (`failed`) ends it Failed, refunded, with no failover;
  * 6. every outcome is written in ONE transaction, each only while the claim's lease token still
  *    holds the message: Sent (with the carrier's name, its id and any announced receipt, and any
  *    receipt parked for that id, applied), Failed or Rejected (with the refund of its credits, in
@@ -89,6 +91,12 @@ export interface DispatcherOptions {
   pollMs: number;
   /** Delay before retry `attempt` (1-based) after a temporary refusal, ms. Default 1 s × 2^(attempt−1), at most 5 min. */
   retryDelayMs?: (attempt: number) => number;
+  /**
+   * After a temporary refusal (or a throw) of a carrier, how long its route's other ready carriers
+   * are preferred to it, ms (default 2,000): a carrier that hangs then holds at most its window
+   * of messages (each of which may have been sent) instead of one window per round.
+   */
+  troubledMs?: number;
   /** How long a message whose carriers are all not ready waits before it is claimed again, ms (default 1,000). */
   notReadyDelayMs?: number;
   /** Inbound texts from the carriers (API.md §11.5). Default: logged and dropped. */
@@ -178,6 +186,11 @@ const noLog = { info() {}, warn() {}, error() {} };
 class Lane {
   readonly submits = { accepted: 0, failed: 0, retry: 0, error: 0 };
   inFlight = 0;
+  /**
+   * Until when (clock ms) a submit refused for now (or thrown) makes this carrier TROUBLED: the
+   * submits meanwhile prefer the next ready, untroubled carrier of their route.
+   */
+  troubledUntil = 0;
   private readonly waiters: (() => void)[] = [];
 
   constructor(
@@ -218,20 +231,35 @@ export class Dispatcher {
   private readonly byName: ReadonlyMap<string, Lane>;
   private readonly router: Router;
   /** Counts since construction, for metrics (stats()). */
-  private readonly totals = { rounds: 0, roundErrors: 0, claimed: 0, sent: 0, failed: 0, rejected: 0, retried: 0, lost: 0, waiting: 0, receipts: 0 };
+  private readonly totals = {
+    rounds: 0,
+    roundErrors: 0,
+    claimed: 0,
+    sent: 0,
+    failed: 0,
+    rejected: 0,
+    retried: 0,
+    lost: 0,
+    waiting: 0,
+    receipts: 0,
+  };
   /** When parked receipts were last looked at (clock ms). */
   private parkedCheckedAt = -Infinity;
 
   constructor(private readonly options: DispatcherOptions) {
     this.log = options.log ?? noLog;
     const named: readonly NamedCarrier[] =
-      options.carriers ?? (options.carrier ? [{ name: options.carrierName ?? defaultCarrierName(options.carrier), carrier: options.carrier }] : []);
+      options.carriers ??
+      (options.carrier ? [{ name: options.carrierName ?? defaultCarrierName(options.carrier), carrier: options.carrier }] : []);
     if (named.length === 0) throw new Error('Dispatcher: no carrier (give carrier or carriers)');
     this.lanes = named.map((c) => new Lane(c.name, c.carrier));
     this.byName = new Map(this.lanes.map((l) => [l.name, l]));
     if (this.byName.size !== this.lanes.length) throw new Error('Dispatcher: carrier names must be unique');
     const rules = options.routes ?? [{ match: '*', type: undefined, prefix: '', carriers: this.lanes.map((l) => l.name) }];
-    this.router = createRouter(rules, this.lanes.map((l) => ({ name: l.name, supportsMms: l.carrier.supportsMms })));
+    this.router = createRouter(
+      rules,
+      this.lanes.map((l) => ({ name: l.name, supportsMms: l.carrier.supportsMms })),
+    );
     this.poll = new PollLoop({
       pollMs: options.pollMs,
       round: async () => {
@@ -340,11 +368,17 @@ export class Dispatcher {
     this.totals.rounds++;
     // API.md §12.1: the receipts' message events are written in the receipts' transaction.
     // (A read first: an idle round takes no write lock.)
-    round.receipts = !(await dispatch.hasDueReceipts(store.db, clock.nowMs())) ? 0 : await inTransaction(store, async (tx) => {
-      const applied = await dispatch.applyDueReceiptRows(tx, clock.nowMs(), batchSize, clock.nowSeconds());
-      await emitMessageEvents(tx, applied, clock.nowSeconds());
-      return applied.length;
-    }, { immediate: true });
+    round.receipts = !(await dispatch.hasDueReceipts(store.db, clock.nowMs()))
+      ? 0
+      : await inTransaction(
+          store,
+          async (tx) => {
+            const applied = await dispatch.applyDueReceiptRows(tx, clock.nowMs(), batchSize, clock.nowSeconds());
+            await emitMessageEvents(tx, applied, clock.nowSeconds());
+            return applied.length;
+          },
+          { immediate: true },
+        );
     // Parked receipts whose Sent committed beside them (src/domain/carrier-receipts.ts): once a second.
     if (clock.nowMs() - this.parkedCheckedAt >= 1000) {
       this.parkedCheckedAt = clock.nowMs();
@@ -361,7 +395,10 @@ export class Dispatcher {
     if (claimed.length === 0) return round;
 
     const outcomes = new Map<number, Outcome>();
-    const blocked = await dispatch.findBlocked(store.db, claimed.map((m) => m.id));
+    const blocked = await dispatch.findBlocked(
+      store.db,
+      claimed.map((m) => m.id),
+    );
     const toSubmit: { m: ClaimedMessage; route: readonly string[] }[] = [];
     for (const m of claimed) {
       const reason = blocked.get(m.id);
@@ -401,7 +438,16 @@ export class Dispatcher {
    * an SMS, with the message's own text.
    */
   private async outbound(m: ClaimedMessage): Promise<OutboundMessage> {
-    const base = { id: m.id, accountId: m.account_id, from: m.number, to: m.mobile_phone, text: m.message, typeId: m.type_id, segments: m.segments, attempt: m.attempts };
+    const base = {
+      id: m.id,
+      accountId: m.account_id,
+      from: m.number,
+      to: m.mobile_phone,
+      text: m.message,
+      typeId: m.type_id,
+      segments: m.segments,
+      attempt: m.attempts,
+    };
     if (m.type_id !== MESSAGE_TYPE_MMS || m.mms_template_id === null) return base;
     const template = await findTemplate(this.options.store.db, m.account_id, m.mms_template_id);
     return template ? { ...base, text: template.message, mediaIds: template.media_ids } : base;
@@ -422,8 +468,17 @@ export class Dispatcher {
       await lane.acquire();
       try {
         // Readiness may have changed while waiting for the window: a carrier gone down passes the
-        // message on (to the next ready one, or back to the queue unattempted).
+        // message on (to the next ready one, or back to the queue unattempted). A troubled one
+        // (it refused a submit for now lately: a timeout, it may be hanging) passes it on too when
+        // a later carrier of the route is ready and not troubled: so at most its window of
+        // messages is caught in a hang that may have sent them.
+        const now = this.options.clock.nowMs();
         if (!lane.ready()) continue;
+        if (
+          lane.troubledUntil > now &&
+          route.slice(i + 1).some((n) => this.byName.get(n)!.ready() && !(this.byName.get(n)!.troubledUntil > now))
+        )
+          continue;
         message ??= await this.outbound(m);
         carrier = lane.name;
         try {
@@ -434,6 +489,7 @@ export class Dispatcher {
           result = { kind: 'retry', errorCode: 'SUBMIT_ERROR' };
           lane.submits.error++;
         }
+        if (result.kind === 'retry') lane.troubledUntil = this.options.clock.nowMs() + (this.options.troubledMs ?? 2000);
       } finally {
         lane.release();
       }
@@ -450,11 +506,16 @@ export class Dispatcher {
         kind: 'sent',
         carrier,
         carrierMessageId: result.carrierMessageId,
-        receipt: r && { statusId: r.status === 'delivered' ? LOG_STATUS.DELIVERED : LOG_STATUS.UNDELIVERED, errorCode: r.errorCode, dueAt: now + r.afterMs },
+        receipt: r && {
+          statusId: r.status === 'delivered' ? LOG_STATUS.DELIVERED : LOG_STATUS.UNDELIVERED,
+          errorCode: r.errorCode,
+          dueAt: now + r.afterMs,
+        },
       };
     }
     if (result.kind === 'failed') return { kind: 'ended', statusId: LOG_STATUS.FAILED, errorCode: result.errorCode };
-    if (m.attempts >= this.options.maxAttempts) return { kind: 'ended', statusId: LOG_STATUS.FAILED, errorCode: result.errorCode || RETRIES_EXHAUSTED };
+    if (m.attempts >= this.options.maxAttempts)
+      return { kind: 'ended', statusId: LOG_STATUS.FAILED, errorCode: result.errorCode || RETRIES_EXHAUSTED };
     const delay = result.afterMs ?? (this.options.retryDelayMs ?? defaultRetryDelay)(m.attempts);
     return { kind: 'retry', dueAt: now + delay };
   }
@@ -464,53 +525,59 @@ export class Dispatcher {
     const { store, clock } = this.options;
     const nowSeconds = clock.nowSeconds();
     const counts = { sent: 0, failed: 0, rejected: 0, retried: 0, lost: 0, waiting: 0, receipts: 0 };
-    await inTransaction(store, async (tx) => {
-      for (const k of Object.keys(counts) as (keyof typeof counts)[]) counts[k] = 0;
-      const refunds = new Map<number, number>();
-      // The Sent ones (nearly all) in one statement; the released in one; the rest one by one.
-      const sent: dispatch.SentItem[] = [];
-      const release: number[] = [];
-      for (const m of claimed) {
-        const o = outcomes.get(m.id)!;
-        if (o.kind === 'sent') sent.push({ id: m.id, carrier: o.carrier, carrierId: o.carrierMessageId, receipt: o.receipt });
-        else if (o.kind === 'release') release.push(m.id);
-      }
-      const written = await dispatch.markSentMany(tx, token, nowSeconds, sent);
-      // API.md §12.1: the message events of this round's outcomes, in its transaction.
-      const changed = claimed.filter((m) => written.has(m.id));
-      counts.sent = written.size;
-      counts.lost += sent.length - written.size;
-      counts.waiting = await dispatch.releaseUnattempted(tx, release, token, clock.nowMs() + (this.options.notReadyDelayMs ?? 1000));
-      counts.lost += release.length - counts.waiting;
-      for (const m of claimed) {
-        const o = outcomes.get(m.id)!;
-        if (o.kind === 'sent' || o.kind === 'release') continue;
-        if (o.kind === 'retry') {
-          if (await dispatch.markRetry(tx, m.id, token, o.dueAt)) counts.retried++;
-          else counts.lost++;
-        } else {
-          const ended = await dispatch.markEnded(tx, m.id, token, o.statusId, o.errorCode);
-          if (!ended) counts.lost++;
-          else {
-            if (o.statusId === LOG_STATUS.FAILED) counts.failed++;
-            else counts.rejected++;
-            refunds.set(ended.account_id, (refunds.get(ended.account_id) ?? 0) + ended.credits);
-            changed.push(m);
+    await inTransaction(
+      store,
+      async (tx) => {
+        for (const k of Object.keys(counts) as (keyof typeof counts)[]) counts[k] = 0;
+        const refunds = new Map<number, number>();
+        // The Sent ones (nearly all) in one statement; the released in one; the rest one by one.
+        const sent: dispatch.SentItem[] = [];
+        const release: number[] = [];
+        for (const m of claimed) {
+          const o = outcomes.get(m.id)!;
+          if (o.kind === 'sent') sent.push({ id: m.id, carrier: o.carrier, carrierId: o.carrierMessageId, receipt: o.receipt });
+          else if (o.kind === 'release') release.push(m.id);
+        }
+        const written = await dispatch.markSentMany(tx, token, nowSeconds, sent);
+        // API.md §12.1: the message events of this round's outcomes, in its transaction.
+        const changed = claimed.filter((m) => written.has(m.id));
+        counts.sent = written.size;
+        counts.lost += sent.length - written.size;
+        counts.waiting = await dispatch.releaseUnattempted(tx, release, token, clock.nowMs() + (this.options.notReadyDelayMs ?? 1000));
+        counts.lost += release.length - counts.waiting;
+        for (const m of claimed) {
+          const o = outcomes.get(m.id)!;
+          if (o.kind === 'sent' || o.kind === 'release') continue;
+          if (o.kind === 'retry') {
+            if (await dispatch.markRetry(tx, m.id, token, o.dueAt)) counts.retried++;
+            else counts.lost++;
+          } else {
+            const ended = await dispatch.markEnded(tx, m.id, token, o.statusId, o.errorCode);
+            if (!ended) counts.lost++;
+            else {
+              if (o.statusId === LOG_STATUS.FAILED) counts.failed++;
+              else counts.rejected++;
+              refunds.set(ended.account_id, (refunds.get(ended.account_id) ?? 0) + ended.credits);
+              changed.push(m);
+            }
           }
         }
-      }
-      await emitMessageEvents(tx, changed, nowSeconds);
-      // Receipts that came before this Sent was committed (after the Sent events: Sent, then Delivered).
-      counts.receipts = await applyParkedReceipts(tx, [...written], nowSeconds);
-      // In account order, so that two dispatchers refunding the same accounts never deadlock.
-      for (const [accountId, credits] of [...refunds].sort((x, y) => x[0] - y[0])) await refundCredits(tx, accountId, credits, nowSeconds);
-    }, { immediate: true });
+        await emitMessageEvents(tx, changed, nowSeconds);
+        // Receipts that came before this Sent was committed (after the Sent events: Sent, then Delivered).
+        counts.receipts = await applyParkedReceipts(tx, [...written], nowSeconds);
+        // In account order, so that two dispatchers refunding the same accounts never deadlock.
+        for (const [accountId, credits] of [...refunds].sort((x, y) => x[0] - y[0]))
+          await refundCredits(tx, accountId, credits, nowSeconds);
+      },
+      { immediate: true },
+    );
     const { receipts, waiting, ...outcomeCounts } = counts;
     Object.assign(round, outcomeCounts);
     if (waiting > 0) round.waiting = waiting;
     round.receipts += receipts;
     for (const k of ['sent', 'failed', 'rejected', 'retried', 'lost', 'waiting', 'receipts'] as const) this.totals[k] += counts[k];
-    if (counts.lost > 0) this.log.warn({ lost: counts.lost }, 'lease lost before the outcome was written (another dispatcher took the messages)');
+    if (counts.lost > 0)
+      this.log.warn({ lost: counts.lost }, 'lease lost before the outcome was written (another dispatcher took the messages)');
   }
 }
 

@@ -3,9 +3,7 @@ import { systemClock, type Clock } from '../lib/time.ts';
 import type { Store } from '../store/db.ts';
 import type { Carrier, InboundText } from './carrier.ts';
 import { Dispatcher, type DispatcherOptions } from './dispatcher.ts';
-import { createSandboxCarrier } from './sandbox.ts';
-import { createSmppCarrier } from './smpp.ts';
-import { receiptLanded } from '../store/repositories/smpp.ts';
+import { buildCarrier, buildCarriers } from '../carriers/index.ts';
 import { Scheduler, type SchedulerOptions } from './scheduler.ts';
 import { createInboundHandler, inboundDeps } from '../domain/inbound.ts';
 import { WebhookDeliverer } from '../webhooks/deliverer.ts';
@@ -13,7 +11,8 @@ import { WebhookDeliverer } from '../webhooks/deliverer.ts';
 /**
  * Where the dispatcher lives (API.md §11.2): src/dispatch/, beside http/ and domain/, because
  * it is a process of its own (a loop in `msgsvc serve`, or `msgsvc worker` alone), not a step of a
- * request. carrier.ts is the carrier boundary, sandbox.ts the built-in carrier, dispatcher.ts the
+ * request. carrier.ts is the carrier boundary, sandbox.ts and smpp.ts the built-in carriers (the
+ * HTTP ones are in src/carriers/, which builds them all from the settings), dispatcher.ts the
  * loop; its SQL is in src/store/repositories/dispatch.ts.
  */
 
@@ -22,36 +21,21 @@ export { Dispatcher } from './dispatcher.ts';
 export { Scheduler } from './scheduler.ts';
 
 /**
- * True while the sandbox is the configured carrier (API.md §11.3: `POST /v1/sandbox/inbound`
- * answers only then, else 404). Keep it in step with createCarrier below.
+ * True while a sandbox carrier is configured (API.md §11.3: `POST /v1/sandbox/inbound` answers
+ * only then, else 404): the single-carrier sandbox, or a `sandbox:` entry of MSGSVC_CARRIERS.
  */
-export function isSandboxCarrier(config: Pick<Config, 'carrier'>): boolean {
-  return config.carrier === 'sandbox';
+export function isSandboxCarrier(config: Pick<Config, 'carriers'>): boolean {
+  return config.carriers.some((c) => c.kind === 'sandbox');
 }
 
 /**
- * The configured carrier (API.md §11.4): SMPP when MSGSVC_SMPP_URL is set (config.carrier
- * `smpp`), else the sandbox, the default when none is configured. `store` lets the SMPP carrier
- * check that an early receipt has taken effect (src/store/repositories/smpp.ts); `log` gets its bind events.
+ * The first configured carrier (API.md §11.2; with the single-carrier settings, the only one:
+ * SMPP when MSGSVC_SMPP_URL is set, else the sandbox), not started. For tools and tests; the
+ * dispatcher takes every carrier (src/carriers/index.ts buildCarriers). `store` lets the SMPP
+ * carrier check that an early receipt has taken effect; `log` gets its bind events.
  */
 export function createCarrier(config: Config, store?: Store, log?: DispatcherOptions['log']): Carrier {
-  if (config.carrier === 'smpp' && config.smppUrl) {
-    return createSmppCarrier({
-      url: config.smppUrl,
-      rate: config.smppRate,
-      window: config.smppWindow,
-      timeoutMs: config.smppTimeoutMs,
-      enquireMs: config.smppEnquireMs,
-      ...(store ? { receiptLanded: (id: string) => receiptLanded(store.db, id) } : {}),
-      ...(log ? { log } : {}),
-    });
-  }
-  return createSandboxCarrier({
-    receiptMs: config.sandboxReceiptMs,
-    submitMs: config.sandboxSubmitMs,
-    window: config.sandboxWindow,
-    ...(config.sandboxJournal ? { journal: config.sandboxJournal } : {}),
-  });
+  return buildCarrier(config, config.carriers[0]!, store, log ? { log } : {});
 }
 
 /** Builds a dispatcher from the settings (not started). `overrides` replace the carrier, clock, log or inbound handler. */
@@ -60,10 +44,13 @@ export function createDispatcher(
   store: Store,
   overrides: { clock?: Clock; carrier?: Carrier; log?: DispatcherOptions['log']; inbound?: (text: InboundText) => Promise<void> } = {},
 ): Dispatcher {
+  const clock = overrides.clock ?? systemClock;
   return new Dispatcher({
     store,
-    carrier: overrides.carrier ?? createCarrier(config, store, overrides.log),
-    clock: overrides.clock ?? systemClock,
+    ...(overrides.carrier
+      ? { carrier: overrides.carrier, carrierName: config.carriers[0]!.name }
+      : { carriers: buildCarriers(config, store, { clock, ...(overrides.log ? { log: overrides.log } : {}) }), routes: config.routes }),
+    clock,
     batchSize: config.dispatchBatchSize,
     leaseMs: config.dispatchLeaseMs,
     maxAttempts: config.dispatchMaxAttempts,

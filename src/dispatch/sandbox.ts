@@ -72,7 +72,11 @@ export function createSandboxCarrier(options: SandboxOptions): SandboxCarrier {
       return {
         kind: 'accepted',
         carrierMessageId,
-        receipt: { status: undelivered ? 'undelivered' : 'delivered', errorCode: undelivered ? SANDBOX_UNDELIVERED_CODE : '', afterMs: options.receiptMs },
+        receipt: {
+          status: undelivered ? 'undelivered' : 'delivered',
+          errorCode: undelivered ? SANDBOX_UNDELIVERED_CODE : '',
+          afterMs: options.receiptMs,
+        },
       };
     },
   };

@@ -7,7 +7,7 @@ import { insertMessage } from '../store/repositories/message-log.ts';
 import * as scheduled from '../store/repositories/scheduled.ts';
 import type { ClaimedScheduled } from '../store/repositories/scheduled.ts';
 import { messageCost, type Prices } from '../domain/segments.ts';
-import { DIRECTION_OUTBOUND, LOG_STATUS } from '../records/statuses.ts';
+import { DIRECTION_OUTBOUND, LOG_STATUS, MESSAGE_TYPE_MMS } from '../records/statuses.ts';
 import type { Clock } from '../lib/time.ts';
 
 /**
@@ -130,9 +130,13 @@ export class Scheduler {
       } else toCheck.push(m);
     }
     if (putBack.length > 0) {
-      await inTransaction(store, async (tx) => {
-        for (const p of putBack) if (!(await scheduled.releaseClaim(tx, p.row.id, token, p.dueAt))) round.lost++;
-      }, { immediate: true });
+      await inTransaction(
+        store,
+        async (tx) => {
+          for (const p of putBack) if (!(await scheduled.releaseClaim(tx, p.row.id, token, p.dueAt))) round.lost++;
+        },
+        { immediate: true },
+      );
     }
     if (toCheck.length > 0) await this.check(toCheck, token, round);
     if (toSend.length > 0) await this.send(toSend, token, round);
@@ -155,32 +159,39 @@ export class Scheduler {
     const { store, clock, prices } = this.options;
     const nowSeconds = clock.nowSeconds();
     const counts = { approved: 0, actionRequired: 0, lost: 0 };
-    await inTransaction(store, async (tx) => {
-      counts.approved = counts.actionRequired = counts.lost = 0;
-      const blocked = await scheduled.findBlockedScheduled(tx, rows.map((r) => r.id));
-      for (const [accountId, mine] of byAccount(rows)) {
-        await scheduled.lockCredits(tx, accountId);
-        for (const m of mine) {
-          const reason = blocked.get(m.id);
-          if (reason === undefined) {
-            const cost = messageCost(m.type_id, m.message, prices).credits;
-            if (await debitCredits(tx, accountId, cost, nowSeconds)) {
-              if (await scheduled.markChecked(tx, m.id, token, 3, cost, m.scheduled_at * 1000, '')) counts.approved++;
-              else {
-                await refundCredits(tx, accountId, cost, nowSeconds);
-                counts.lost++;
+    await inTransaction(
+      store,
+      async (tx) => {
+        counts.approved = counts.actionRequired = counts.lost = 0;
+        const blocked = await scheduled.findBlockedScheduled(
+          tx,
+          rows.map((r) => r.id),
+        );
+        for (const [accountId, mine] of byAccount(rows)) {
+          await scheduled.lockCredits(tx, accountId);
+          for (const m of mine) {
+            const reason = blocked.get(m.id);
+            if (reason === undefined) {
+              const cost = messageCost(m.type_id, m.message, prices).credits;
+              if (await debitCredits(tx, accountId, cost, nowSeconds)) {
+                if (await scheduled.markChecked(tx, m.id, token, 3, cost, m.scheduled_at * 1000, '')) counts.approved++;
+                else {
+                  await refundCredits(tx, accountId, cost, nowSeconds);
+                  counts.lost++;
+                }
+                continue;
               }
-              continue;
             }
+            if (await scheduled.markChecked(tx, m.id, token, 2, 0, null, reason ?? 'NO_CREDITS')) {
+              counts.actionRequired++;
+              // API.md §12: scheduled.action_required, in the transaction that sets it.
+              await emitEvent(tx, accountId, 'scheduled.action_required', () => scheduled.findScheduled(tx, accountId, m.id), nowSeconds);
+            } else counts.lost++;
           }
-          if (await scheduled.markChecked(tx, m.id, token, 2, 0, null, reason ?? 'NO_CREDITS')) {
-            counts.actionRequired++;
-            // API.md §12: scheduled.action_required, in the transaction that sets it.
-            await emitEvent(tx, accountId, 'scheduled.action_required', () => scheduled.findScheduled(tx, accountId, m.id), nowSeconds);
-          } else counts.lost++;
         }
-      }
-    }, { immediate: true });
+      },
+      { immediate: true },
+    );
     round.approved += counts.approved;
     round.actionRequired += counts.actionRequired;
     round.lost += counts.lost;
@@ -192,34 +203,44 @@ export class Scheduler {
     const nowMs = clock.nowMs();
     const nowSeconds = clock.nowSeconds();
     let sent = 0;
-    await inTransaction(store, async (tx) => {
-      sent = 0;
-      for (const [accountId, mine] of byAccount(rows)) {
-        const taken = await scheduled.takeForSending(tx, accountId, mine.map((m) => m.id), token);
-        for (const m of taken.sort((a, b) => a.id - b.id)) {
-          await insertMessage(
+    await inTransaction(
+      store,
+      async (tx) => {
+        sent = 0;
+        for (const [accountId, mine] of byAccount(rows)) {
+          const taken = await scheduled.takeForSending(
             tx,
             accountId,
-            {
-              direction: DIRECTION_OUTBOUND,
-              number: m.number,
-              mobilePhone: m.mobile_phone,
-              message: m.message,
-              typeId: m.type_id,
-              statusId: LOG_STATUS.QUEUED,
-              segments: messageCost(m.type_id, m.message, prices).segments,
-              credits: m.reserved_credits,
-              batchId: null,
-              scheduledMessageId: m.id,
-              optOutExempt: 0,
-              dueAt: nowMs,
-            },
-            nowSeconds,
+            mine.map((m) => m.id),
+            token,
           );
-          sent++;
+          for (const m of taken.sort((a, b) => a.id - b.id)) {
+            await insertMessage(
+              tx,
+              accountId,
+              {
+                direction: DIRECTION_OUTBOUND,
+                number: m.number,
+                mobilePhone: m.mobile_phone,
+                message: m.message,
+                typeId: m.type_id,
+                statusId: LOG_STATUS.QUEUED,
+                segments: messageCost(m.type_id, m.message, prices).segments,
+                credits: m.reserved_credits,
+                batchId: null,
+                scheduledMessageId: m.id,
+                optOutExempt: 0,
+                dueAt: nowMs,
+                mmsTemplateId: m.type_id === MESSAGE_TYPE_MMS ? m.mms_template_id : null,
+              },
+              nowSeconds,
+            );
+            sent++;
+          }
         }
-      }
-    }, { immediate: true });
+      },
+      { immediate: true },
+    );
     round.sent += sent;
     round.lost += rows.length - sent;
     if (sent > 0) this.log.info({ sent }, 'scheduled messages queued');

@@ -303,8 +303,24 @@ export function decodeShortMessage(body: Buffer): ShortMessage {
   if (o + smLength > body.length) throw new SmppProtocolError('short_message overruns the PDU');
   const shortMessage = Buffer.from(body.subarray(o, o + smLength));
   return {
-    serviceType, sourceTon, sourceNpi, source, destTon, destNpi, dest, esmClass, protocolId, priority, scheduleDeliveryTime,
-    validityPeriod, registeredDelivery, replaceIfPresent, dataCoding, smDefaultMsgId, shortMessage, tlvs: decodeTlvs(body, o + smLength),
+    serviceType,
+    sourceTon,
+    sourceNpi,
+    source,
+    destTon,
+    destNpi,
+    dest,
+    esmClass,
+    protocolId,
+    priority,
+    scheduleDeliveryTime,
+    validityPeriod,
+    registeredDelivery,
+    replaceIfPresent,
+    dataCoding,
+    smDefaultMsgId,
+    shortMessage,
+    tlvs: decodeTlvs(body, o + smLength),
   };
 }
 
@@ -332,7 +348,18 @@ export function encodeMessageId(id: string): Buffer {
 const GSM_BASIC =
   '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞ\x1bÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
 /** GSM 03.38 extension table: septet after 0x1B → character. */
-const GSM_EXTENSION: Record<number, string> = { 0x0a: '\f', 0x14: '^', 0x28: '{', 0x29: '}', 0x2f: '\\', 0x3c: '[', 0x3d: '~', 0x3e: ']', 0x40: '|', 0x65: '€' };
+const GSM_EXTENSION: Record<number, string> = {
+  0x0a: '\f',
+  0x14: '^',
+  0x28: '{',
+  0x29: '}',
+  0x2f: '\\',
+  0x3c: '[',
+  0x3d: '~',
+  0x3e: ']',
+  0x40: '|',
+  0x65: '€',
+};
 
 /**
  * Decodes GSM 03.38 septets stored one per octet (data_coding 0 as msgsvc and most SMSCs use it).
@@ -446,7 +473,16 @@ export function decodeText(dataCoding: number, bytes: Buffer): string {
 // ------------------------------------------------------------------ receipts
 
 /** message_state values (§5.2.28) → the receipt text's `stat:` word (Appendix B). */
-const MESSAGE_STATES: Record<number, string> = { 1: 'ENROUTE', 2: 'DELIVRD', 3: 'EXPIRED', 4: 'DELETED', 5: 'UNDELIV', 6: 'ACCEPTD', 7: 'UNKNOWN', 8: 'REJECTD' };
+const MESSAGE_STATES: Record<number, string> = {
+  1: 'ENROUTE',
+  2: 'DELIVRD',
+  3: 'EXPIRED',
+  4: 'DELETED',
+  5: 'UNDELIV',
+  6: 'ACCEPTD',
+  7: 'UNKNOWN',
+  8: 'REJECTD',
+};
 
 /** A delivery receipt read from a deliver_sm (esm_class receipt). */
 export interface ParsedReceipt {
@@ -477,7 +513,10 @@ export function parseReceipt(sm: ShortMessage): ParsedReceipt | undefined {
   if (textId && !ids.includes(textId)) ids.push(textId);
   if (ids.length === 0) return undefined;
   const stateTlv = sm.tlvs.get(TAG.message_state);
-  const stat = (stateTlv && stateTlv.length === 1 ? MESSAGE_STATES[stateTlv[0]!] : undefined) ?? /(?:^|\s)stat:(\S+)/i.exec(text)?.[1]?.toUpperCase() ?? 'UNKNOWN';
+  const stat =
+    (stateTlv && stateTlv.length === 1 ? MESSAGE_STATES[stateTlv[0]!] : undefined) ??
+    /(?:^|\s)stat:(\S+)/i.exec(text)?.[1]?.toUpperCase() ??
+    'UNKNOWN';
   const err = /(?:^|\s)err:(\S+)/i.exec(text)?.[1] ?? '';
   return { ids, stat, err };
 }

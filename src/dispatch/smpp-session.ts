@@ -77,7 +77,10 @@ function connect(o: SessionOptions): Promise<net.Socket> {
     const socket = o.tls
       ? tls.connect({ host: o.host, port: o.port, servername: net.isIP(o.host) ? undefined : o.host, ...o.tlsOptions })
       : net.connect({ host: o.host, port: o.port });
-    const timer = setTimeout(() => fail(new SmppTimeoutError(`connect to ${o.host}:${o.port} timed out after ${o.timeoutMs} ms`)), o.timeoutMs);
+    const timer = setTimeout(
+      () => fail(new SmppTimeoutError(`connect to ${o.host}:${o.port} timed out after ${o.timeoutMs} ms`)),
+      o.timeoutMs,
+    );
     const fail = (err: Error) => {
       clearTimeout(timer);
       socket.destroy();

@@ -55,8 +55,23 @@ import type tls from 'node:tls';
 import { TokenBucket } from '../lib/token-bucket.ts';
 import type { Carrier, CarrierSink, OutboundMessage, Receipt, SubmitResult } from './carrier.ts';
 import {
-  CMD, ESM, STATUS, TAG, decodeMessageId, decodeShortMessage, decodeText, encodeMessageId, encodeShortMessage, encodeText,
-  parseReceipt, receiptOutcome, splitUdh, statusName, type Concatenation, type Pdu, type ShortMessage,
+  CMD,
+  ESM,
+  STATUS,
+  TAG,
+  decodeMessageId,
+  decodeShortMessage,
+  decodeText,
+  encodeMessageId,
+  encodeShortMessage,
+  encodeText,
+  parseReceipt,
+  receiptOutcome,
+  splitUdh,
+  statusName,
+  type Concatenation,
+  type Pdu,
+  type ShortMessage,
 } from './smpp-codec.ts';
 import { SmppClosedError, SmppTimeoutError, openSession, type SmppSession } from './smpp-session.ts';
 import { parseSmppUrl, redactSmppUrl, type SmppUrl } from '../lib/smpp-url.ts';
@@ -207,7 +222,8 @@ class SmppCarrierImpl implements SmppCarrier {
   readonly window: number;
   private readonly url: SmppUrl;
   private readonly log: NonNullable<SmppCarrierOptions['log']>;
-  private readonly o: Required<Omit<SmppCarrierOptions, 'tls' | 'systemType' | 'receiptLanded' | 'log'>> & Pick<SmppCarrierOptions, 'tls' | 'systemType' | 'receiptLanded'>;
+  private readonly o: Required<Omit<SmppCarrierOptions, 'tls' | 'systemType' | 'receiptLanded' | 'log'>> &
+    Pick<SmppCarrierOptions, 'tls' | 'systemType' | 'receiptLanded'>;
 
   private sink: CarrierSink | undefined;
   private session: SmppSession | undefined;
@@ -235,7 +251,17 @@ class SmppCarrierImpl implements SmppCarrier {
   private readonly inboundParts = new Map<string, InboundParts>();
 
   private readonly counters: SmppCounters = {
-    submits: 0, messages: 0, responses: {}, timeouts: 0, receipts: 0, receiptsHeld: 0, receiptsUnmatched: 0, inbound: 0, inboundIncomplete: 0, binds: 0, reconnects: 0,
+    submits: 0,
+    messages: 0,
+    responses: {},
+    timeouts: 0,
+    receipts: 0,
+    receiptsHeld: 0,
+    receiptsUnmatched: 0,
+    inbound: 0,
+    inboundIncomplete: 0,
+    binds: 0,
+    reconnects: 0,
   };
 
   constructor(options: SmppCarrierOptions) {
@@ -244,8 +270,15 @@ class SmppCarrierImpl implements SmppCarrier {
     this.window = Math.max(1, options.window);
     this.log = options.log ?? noLog;
     this.o = {
-      reconnectMinMs: 250, reconnectMaxMs: 30_000, throttleMinMs: 100, throttleMaxMs: 10_000, throttleBudgetMs: 30_000, bindWaitMs: 10_000,
-      receiptHoldMs: 30_000, inboundPartsMs: 600_000, segmentMapSize: 200_000,
+      reconnectMinMs: 250,
+      reconnectMaxMs: 30_000,
+      throttleMinMs: 100,
+      throttleMaxMs: 10_000,
+      throttleBudgetMs: 30_000,
+      bindWaitMs: 10_000,
+      receiptHoldMs: 30_000,
+      inboundPartsMs: 600_000,
+      segmentMapSize: 200_000,
       ...options,
     };
     this.bucket = new TokenBucket(this.o.rate);
@@ -421,7 +454,8 @@ class SmppCarrierImpl implements SmppCarrier {
     const international = message.to.length > 8;
     const ids: string[] = [];
     // A long text's parts are remembered as each is accepted, so that a receipt racing the next part's response still finds them.
-    const group: SegmentGroup | undefined = text.parts.length > 1 ? { messageId: '', parts: text.parts.length, delivered: new Set(), done: false } : undefined;
+    const group: SegmentGroup | undefined =
+      text.parts.length > 1 ? { messageId: '', parts: text.parts.length, delivered: new Set(), done: false } : undefined;
     for (const part of text.parts) {
       const body = encodeShortMessage({
         serviceType: '',
@@ -462,7 +496,9 @@ class SmppCarrierImpl implements SmppCarrier {
   }
 
   /** One submit_sm through the gates (bind, throttle pause, rate, window). */
-  private async submitPart(body: Buffer): Promise<{ kind: 'ok'; messageId: string } | { kind: 'throttled'; errorCode: string } | { kind: 'result'; result: SubmitResult }> {
+  private async submitPart(
+    body: Buffer,
+  ): Promise<{ kind: 'ok'; messageId: string } | { kind: 'throttled'; errorCode: string } | { kind: 'result'; result: SubmitResult }> {
     const session = await this.boundSession(this.o.bindWaitMs);
     if (!session) return { kind: 'result', result: { kind: 'retry', errorCode: SMPP_NOT_BOUND, afterMs: 1000 } };
     const wait = this.pausedUntil - Date.now();

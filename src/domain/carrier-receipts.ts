@@ -36,24 +36,34 @@ export const PARKED_RECEIPT_TTL_MS = 24 * 3600_000;
  * @throws only what the store throws (database unavailable): the caller answers its carrier with
  *   an error so that the carrier sends the receipt again.
  */
-export async function applyCarrierReceipt(store: Store, clock: Clock, carrier: string, receipt: Receipt): Promise<'applied' | 'held' | 'ignored'> {
+export async function applyCarrierReceipt(
+  store: Store,
+  clock: Clock,
+  carrier: string,
+  receipt: Receipt,
+): Promise<'applied' | 'held' | 'ignored'> {
   const statusId = receipt.status === 'delivered' ? LOG_STATUS.DELIVERED : LOG_STATUS.UNDELIVERED;
   const nowSeconds = clock.nowSeconds();
-  return inTransaction(store, async (tx) => {
-    const changed = await repo.applyCarrierReceiptRow(tx, carrier, receipt.carrierMessageId, statusId, receipt.errorCode, nowSeconds);
-    if (changed.length > 0) {
-      await emitMessageEvents(tx, changed, nowSeconds);
-      return 'applied';
-    }
-    if (await repo.carrierMessageKnown(tx, carrier, receipt.carrierMessageId)) return 'ignored';
-    await repo.parkReceipt(tx, carrier, receipt.carrierMessageId, statusId, receipt.errorCode, clock.nowMs());
-    return 'held';
-  }, { immediate: true });
+  return inTransaction(
+    store,
+    async (tx) => {
+      const changed = await repo.applyCarrierReceiptRow(tx, carrier, receipt.carrierMessageId, statusId, receipt.errorCode, nowSeconds);
+      if (changed.length > 0) {
+        await emitMessageEvents(tx, changed, nowSeconds);
+        return 'applied';
+      }
+      if (await repo.carrierMessageKnown(tx, carrier, receipt.carrierMessageId)) return 'ignored';
+      await repo.parkReceipt(tx, carrier, receipt.carrierMessageId, statusId, receipt.errorCode, clock.nowMs());
+      return 'held';
+    },
+    { immediate: true },
+  );
 }
 
 async function applyTaken(tx: Db, taken: readonly repo.ParkedReceipt[], nowSeconds: number): Promise<number> {
   const changed: repo.ChangedMessage[] = [];
-  for (const r of taken) changed.push(...(await repo.applyCarrierReceiptRow(tx, r.carrier, r.carrierMessageId, r.statusId, r.errorCode, nowSeconds)));
+  for (const r of taken)
+    changed.push(...(await repo.applyCarrierReceiptRow(tx, r.carrier, r.carrierMessageId, r.statusId, r.errorCode, nowSeconds)));
   await emitMessageEvents(tx, changed, nowSeconds);
   return changed.length;
 }
@@ -75,9 +85,13 @@ export async function applyParkedReceipts(tx: Db, messageIds: readonly number[],
  */
 export async function applyMatchedParkedReceipts(store: Store, clock: Clock, limit: number): Promise<number> {
   if (!(await repo.hasParkedReceipts(store.db))) return 0;
-  return inTransaction(store, async (tx) => {
-    const applied = await applyTaken(tx, await repo.takeMatchedParkedReceipts(tx, limit), clock.nowSeconds());
-    await repo.dropStaleParkedReceipts(tx, clock.nowMs() - PARKED_RECEIPT_TTL_MS);
-    return applied;
-  }, { immediate: true });
+  return inTransaction(
+    store,
+    async (tx) => {
+      const applied = await applyTaken(tx, await repo.takeMatchedParkedReceipts(tx, limit), clock.nowSeconds());
+      await repo.dropStaleParkedReceipts(tx, clock.nowMs() - PARKED_RECEIPT_TTL_MS);
+      return applied;
+    },
+    { immediate: true },
+  );
 }

@@ -213,6 +213,7 @@ export async function sendMessage(deps: MessagingDeps, accountId: number, input:
           scheduledMessageId: null,
           optOutExempt: 0,
           dueAt: clock.nowMs(),
+          mmsTemplateId: draft.typeId === MESSAGE_TYPE_MMS ? (draft.templateId ?? null) : null,
         },
         now,
       );
@@ -274,6 +275,7 @@ export async function sendGroupMessage(deps: MessagingDeps, accountId: number, i
           segments: cost.segments,
           credits: cost.credits,
           dueAt: clock.nowMs(),
+          mmsTemplateId: draft.typeId === MESSAGE_TYPE_MMS ? (draft.templateId ?? null) : null,
         },
         now,
       );

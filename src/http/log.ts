@@ -16,11 +16,13 @@ function decodeKey(rawKey: string): string {
 /**
  * The URL with every `access_token` value replaced by `***` (API.md §1.2), whatever the key's
  * spelling: `access_token`, `access%5Ftoken`, `access_token[]`, `access.token`, `access[token`, and
- * in any case (`ACCESS_TOKEN`).
+ * in any case (`ACCESS_TOKEN`); and the signature `s` of a carrier's media link.
  */
 export function maskUrl(url: string): string {
   const q = url.indexOf('?');
   if (q === -1) return url;
+  // A carrier's media link (API.md §14.1): its signature `s` is the permission to fetch the medium.
+  const mediaLink = url.startsWith('/v1/carriers/') && url.endsWith('/media', q);
   const pairs = url
     .slice(q + 1)
     .split('&')
@@ -28,6 +30,7 @@ export function maskUrl(url: string): string {
       const eq = pair.indexOf('=');
       // Fast path: a key of plain characters is read exactly as written.
       const rawKey = eq === -1 ? pair : pair.slice(0, eq);
+      if (mediaLink && rawKey === 's') return `s=${MASK}`;
       // Case-insensitive: `ACCESS_TOKEN=…` is not the token parameter (keys are case-sensitive, so
       // it gets a 401) but its value is still the client's secret.
       if (PLAIN_KEY.test(rawKey)) return rawKey.toLowerCase() === 'access_token' ? `${rawKey}=${MASK}` : pair;

@@ -126,7 +126,13 @@ function requestCollectors(registry: Registry, series: Map<string, RequestSeries
 }
 
 /** A counter whose value is read from a monotonic source at scrape time. */
-function mirrorCounter(registry: Registry, name: string, help: string, labelNames: string[], read: () => Iterable<[Record<string, string>, number]> | undefined): void {
+function mirrorCounter(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: string[],
+  read: () => Iterable<[Record<string, string>, number]> | undefined,
+): void {
   const last = new Map<string, number>();
   new Counter({
     name,
@@ -169,7 +175,9 @@ export function createMetrics(sources: MetricsSources, token: string | undefined
   const series = new Map<string, RequestSeries>();
   requestCollectors(registry, series);
 
-  mirrorCounter(registry, 'msgsvc_rate_limit_rejections_total', 'Requests answered 429 by the per-account rate limit.', [], () => [[{}, sources.rateLimitRejections()]]);
+  mirrorCounter(registry, 'msgsvc_rate_limit_rejections_total', 'Requests answered 429 by the per-account rate limit.', [], () => [
+    [{}, sources.rateLimitRejections()],
+  ]);
 
   // Messages by status: one grouped count over the messages table, reused for STATUS_COUNTS_TTL_MS.
   let statusCounts: { at: number; rows: Map<number, number> } | undefined;
@@ -222,27 +230,75 @@ export function createMetrics(sources: MetricsSources, token: string | undefined
   });
   mirrorCounter(registry, 'msgsvc_dispatcher_rounds_total', 'Dispatcher rounds run in this process, by result.', ['result'], () => {
     const s = dispatcher();
-    return s && [[{ result: 'ok' }, s.rounds - s.roundErrors], [{ result: 'error' }, s.roundErrors]];
+    return (
+      s && [
+        [{ result: 'ok' }, s.rounds - s.roundErrors],
+        [{ result: 'error' }, s.roundErrors],
+      ]
+    );
   });
-  mirrorCounter(registry, 'msgsvc_dispatcher_messages_total', 'Messages the dispatcher of this process claimed and what became of them.', ['outcome'], () => {
-    const s = dispatcher();
-    return s && (['claimed', 'sent', 'failed', 'rejected', 'retried', 'lost', 'receipts'] as const).map((k) => [{ outcome: k }, s[k]]);
-  });
-  mirrorCounter(registry, 'msgsvc_carrier_submits_total', 'Submits to the carrier by result (accepted, failed: permanent refusal, retry: temporary, error: the submit threw).', ['result'], () => {
-    const s = dispatcher();
-    return s && Object.entries(s.submits).map(([result, n]) => [{ result }, n]);
-  });
+  mirrorCounter(
+    registry,
+    'msgsvc_dispatcher_messages_total',
+    'Messages the dispatcher of this process claimed and what became of them.',
+    ['outcome'],
+    () => {
+      const s = dispatcher();
+      return (
+        s &&
+        (['claimed', 'sent', 'failed', 'rejected', 'retried', 'lost', 'waiting', 'receipts'] as const).map((k) => [{ outcome: k }, s[k]])
+      );
+    },
+  );
+  mirrorCounter(
+    registry,
+    'msgsvc_carrier_submits_total',
+    'Submits to the carrier by result (accepted, failed: permanent refusal, retry: temporary, error: the submit threw).',
+    ['result'],
+    () => {
+      const s = dispatcher();
+      return s && Object.entries(s.submits).map(([result, n]) => [{ result }, n]);
+    },
+  );
+  // Per carrier, labelled by its configured name (docs/API.md §14.1; `smpp` or `sandbox` with the single-carrier settings).
+  mirrorCounter(
+    registry,
+    'msgsvc_carrier_submits_by_carrier_total',
+    'Submits by carrier name and result (accepted, failed: permanent refusal, retry: temporary, error: the submit threw).',
+    ['carrier', 'result'],
+    () => {
+      const s = dispatcher();
+      return (
+        s &&
+        Object.entries(s.carriers).flatMap(([carrier, c]) =>
+          Object.entries(c.submits).map(([result, n]) => [{ carrier, result }, n] as [Record<string, string>, number]),
+        )
+      );
+    },
+  );
   new Gauge({
     name: 'msgsvc_carrier_ready',
-    help: '1 when the carrier can take submits (an SMPP bind is up; the sandbox always), 0 when not; absent without a dispatcher.',
+    help: 'Per carrier name: 1 when it can take submits (an SMPP bind is up, an HTTP carrier reachable; the sandbox always), 0 when not; absent without a dispatcher.',
     labelNames: ['carrier'],
     registers: [registry],
     collect() {
       this.reset();
       const s = dispatcher();
-      if (s) this.set({ carrier: s.carrier.smpp ? 'smpp' : 'sandbox' }, s.carrier.ready ? 1 : 0);
+      for (const [carrier, c] of Object.entries(s?.carriers ?? {})) this.set({ carrier }, c.ready ? 1 : 0);
     },
   });
+  new Gauge({
+    name: 'msgsvc_carrier_in_flight',
+    help: "Per carrier name: submits of this dispatcher awaiting their answer (at most the carrier's window).",
+    labelNames: ['carrier'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const s = dispatcher();
+      for (const [carrier, c] of Object.entries(s?.carriers ?? {})) this.set({ carrier }, c.inFlight);
+    },
+  });
+  const smppStates = () => Object.values(dispatcher()?.carriers ?? {}).flatMap((c) => (c.smpp ? [c.smpp] : []));
   new Gauge({
     name: 'msgsvc_smpp_bound',
     help: 'SMPP carrier: 1 while a transceiver bind is up (absent with another carrier).',
@@ -250,8 +306,7 @@ export function createMetrics(sources: MetricsSources, token: string | undefined
     registers: [registry],
     collect() {
       this.reset();
-      const smpp = dispatcher()?.carrier.smpp;
-      if (smpp) this.set({ url: smpp.url }, smpp.bound ? 1 : 0);
+      for (const smpp of smppStates()) this.set({ url: smpp.url }, smpp.bound ? 1 : 0);
     },
   });
   new Gauge({
@@ -261,29 +316,46 @@ export function createMetrics(sources: MetricsSources, token: string | undefined
     registers: [registry],
     collect() {
       this.reset();
-      const smpp = dispatcher()?.carrier.smpp;
-      if (smpp) this.set({ url: smpp.url }, smpp.inFlight);
+      for (const smpp of smppStates()) this.set({ url: smpp.url }, smpp.inFlight);
     },
   });
   const smppCounter = (name: string, help: string, pick: (c: NonNullable<DispatcherStats['carrier']['smpp']>['counters']) => number) =>
     mirrorCounter(registry, name, help, ['url'], () => {
-      const smpp = dispatcher()?.carrier.smpp;
-      return smpp && [[{ url: smpp.url }, pick(smpp.counters)]];
+      const all = smppStates();
+      return all.length > 0 ? all.map((smpp) => [{ url: smpp.url }, pick(smpp.counters)] as [Record<string, string>, number]) : undefined;
     });
   smppCounter('msgsvc_smpp_submit_pdus_total', 'SMPP carrier: submit_sm PDUs sent (one per segment, retries included).', (c) => c.submits);
   smppCounter('msgsvc_smpp_timeouts_total', 'SMPP carrier: submit_sm without a response in time.', (c) => c.timeouts);
   smppCounter('msgsvc_smpp_receipts_total', 'SMPP carrier: delivery receipts received.', (c) => c.receipts);
   smppCounter('msgsvc_smpp_binds_total', 'SMPP carrier: successful binds.', (c) => c.binds);
   smppCounter('msgsvc_smpp_reconnects_total', 'SMPP carrier: reconnect attempts.', (c) => c.reconnects);
-  mirrorCounter(registry, 'msgsvc_smpp_submit_responses_total', 'SMPP carrier: submit_sm_resp by command status (ESME_ROK, ESME_RTHROTTLED, …).', ['url', 'command_status'], () => {
-    const smpp = dispatcher()?.carrier.smpp;
-    return smpp && Object.entries(smpp.counters.responses).map(([command_status, n]) => [{ url: smpp.url, command_status }, n]);
-  });
+  mirrorCounter(
+    registry,
+    'msgsvc_smpp_submit_responses_total',
+    'SMPP carrier: submit_sm_resp by command status (ESME_ROK, ESME_RTHROTTLED, …).',
+    ['url', 'command_status'],
+    () => {
+      const all = smppStates();
+      return all.length > 0
+        ? all.flatMap((smpp) =>
+            Object.entries(smpp.counters.responses).map(
+              ([command_status, n]) => [{ url: smpp.url, command_status }, n] as [Record<string, string>, number],
+            ),
+          )
+        : undefined;
+    },
+  );
 
-  mirrorCounter(registry, 'msgsvc_webhook_deliveries_total', 'Webhook delivery attempts of this process by result (delivered, retried, failed).', ['result'], () => {
-    const w = sources.webhookStats?.();
-    return w && (['delivered', 'retried', 'failed'] as const).map((k) => [{ result: k }, w[k]]);
-  });
+  mirrorCounter(
+    registry,
+    'msgsvc_webhook_deliveries_total',
+    'Webhook delivery attempts of this process by result (delivered, retried, failed).',
+    ['result'],
+    () => {
+      const w = sources.webhookStats?.();
+      return w && (['delivered', 'retried', 'failed'] as const).map((k) => [{ result: k }, w[k]]);
+    },
+  );
   new Gauge({
     name: 'msgsvc_webhook_deliveries',
     help: 'Webhook deliveries by status (Pending: waiting for an attempt), when the delivery loop reports it.',

@@ -381,9 +381,13 @@ function errorStatuses(op: Operation): string[] {
   return statuses;
 }
 
-/** `credits/balance` sends the pagination headers of a one-item list (docs/API.md §5). */
+/**
+ * `credits/balance` sends the pagination headers of a one-item list (docs/API.md §5); `sms/stats`
+ * is a list that is not paginated (docs/API.md §10.9).
+ */
 function paginated(op: Operation, response: Json | undefined): boolean {
   if (op.id === 'credits.balance') return true;
+  if (op.id === 'sms.stats') return false;
   return op.methods.includes('GET') && response?.type === 'array';
 }
 
@@ -589,6 +593,11 @@ export function buildOpenApi(operations: readonly Operation[], options: OpenApiO
     database: { type: 'string' },
     redis: { type: 'string' },
     carrier: { type: 'string' },
+    carriers: {
+      type: 'object',
+      description: 'Each configured carrier by name: `ok` or `unavailable` (present where the dispatcher runs).',
+      additionalProperties: { type: 'string' },
+    },
   });
   paths['/healthz'] = { get: liveness, head: headOf(liveness, ERROR_COMPONENTS) };
   paths['/readyz'] = { get: readiness, head: headOf(readiness, ERROR_COMPONENTS) };

@@ -21,6 +21,9 @@
  * - `sandbox:` (the sandbox of API.md §11.3; no host, user or path).
  * - User, password, SID and token are percent-decoded: write `%` `,` `/` `?` `#` in them as `%25`
  *   `%2C` `%2F` `%3F` `%23` (`:` and `@` in a password need no escaping, but may be escaped).
+ * - An Android phone's entry also takes, and needs, `number` (the phone's own number: 3 to 15
+ *   digits, a leading `+` written `%2B`; stored as digits) and `key` (the app's webhook signing
+ *   key, 1 to 256 characters, percent-decoded; never repeated in an error, as a password).
  * - Query parameters, on any entry: `rate` (submits per second, a whole number 1 to 100,000; SMPP
  *   counts one per segment, as MSGSVC_SMPP_RATE) and `window` (submits awaiting their answer, 1 to
  *   1,000; the sandbox's 1 to 10,000, as MSGSVC_SANDBOX_WINDOW). Defaults: SMPP rate 100, window 10;
@@ -102,6 +105,10 @@ export type CarrierSpec =
       readonly username: string;
       /** HTTP Basic password of the app's API, percent-decoded. Never log it. */
       readonly password: string;
+      /** `?number=`: the phone's own number, digits (E.164 without `+`, or a short code): the To of every text it receives. */
+      readonly number: string;
+      /** `?key=`: the app's webhook signing key (its events are checked with it), percent-decoded. Never log it. */
+      readonly key: string;
     })
   | (CarrierSpecCommon & {
       readonly kind: 'sandbox';
@@ -148,6 +155,8 @@ const SCHEMES = ['smpp', 'smpps', 'twilio', 'twilio+http', 'android', 'android+h
 type Scheme = (typeof SCHEMES)[number];
 const SCHEME_LIST = 'smpp://, smpps://, twilio://, twilio+http://, android://, android+https:// or sandbox:';
 const QUERY_KEYS = new Set(['rate', 'window']);
+/** The parameters an Android phone's entry also takes (both required). */
+const ANDROID_QUERY_KEYS = new Set(['number', 'key']);
 
 /** `value` quoted when it is short and plain enough to be no one's secret (MATCH and names of MSGSVC_ROUTES); else undefined. */
 function quoteSafe(value: string): string | undefined {
@@ -187,24 +196,48 @@ function wholeParam(label: string, key: string, value: string, max: number): num
   throw new CarrierSettingError(`${label}: ${key} must be a whole number from 1 to ${max}${got ? `, got ${got}` : ''}`);
 }
 
-/** rate and window from the query of `url`, refusing anything else. @throws CarrierSettingError */
-function queryParams(label: string, search: string, windowMax: number): { rate?: number; window?: number } {
-  const out: { rate?: number; window?: number } = {};
+/** The parameters of an entry's query: rate and window on any; number and key on an Android phone's. */
+interface QueryParams {
+  rate?: number;
+  window?: number;
+  number?: string;
+  key?: string;
+}
+
+/**
+ * rate and window (and, with `android`, number and key) from the query of `url`, refusing anything
+ * else. The values of number and key are never echoed. @throws CarrierSettingError
+ */
+function queryParams(label: string, search: string, windowMax: number, android = false): QueryParams {
+  const out: QueryParams = {};
+  const allowed = android ? 'only rate, window, number and key are allowed' : 'only rate and window are allowed';
   // Only a password with a raw ? puts an @ here (its `…@host` follows it into the query): say so,
   // and echo nothing of it.
   if (search.includes('@')) throw new CarrierSettingError(`${label} has an @ after its ?: percent-encode ? in a user or password as %3F`);
   const seen = new Set<string>();
   for (const [key, value] of new URLSearchParams(search)) {
-    if (!QUERY_KEYS.has(key)) {
+    if (!QUERY_KEYS.has(key) && !(android && ANDROID_QUERY_KEYS.has(key))) {
       const named = quoteKey(key);
       throw new CarrierSettingError(
-        `${label}: unknown query parameter ${named ?? '(not shown)'}; only rate and window are allowed (percent-encode ? # & in a password)`,
+        `${label}: unknown query parameter ${named ?? '(not shown)'}; ${allowed} (percent-encode ? # & in a password)`,
       );
     }
     if (seen.has(key)) throw new CarrierSettingError(`${label}: ${key} is given twice`);
     seen.add(key);
     if (key === 'rate') out.rate = wholeParam(label, key, value, CARRIER_LIMITS.rateMax);
-    else out.window = wholeParam(label, key, value, windowMax);
+    else if (key === 'window') out.window = wholeParam(label, key, value, windowMax);
+    else if (key === 'number') {
+      // URLSearchParams reads a raw + as a space: the + of an E.164 number must be written %2B.
+      if (!/^\+?\d{3,15}$/.test(value))
+        throw new CarrierSettingError(`${label}: number must be the phone's own number, 3 to 15 digits (write a leading + as %2B)`);
+      out.number = value.replace(/^\+/, '');
+    } else {
+      if (value === '' || value.length > 256)
+        throw new CarrierSettingError(
+          `${label}: key must be the app's webhook signing key, 1 to 256 characters (percent-encode + & # % in it)`,
+        );
+      out.key = value;
+    }
   }
   return out;
 }
@@ -325,11 +358,12 @@ function parseUrl(label: string, name: string, scheme: Scheme, raw: string, lega
   const https = scheme === 'twilio' || scheme === 'android+https';
   const [user, password] = credentials(label, url, twilio ? ['SID', 'TOKEN'] : ['user', 'password']);
   const { baseUrl, display } = httpBase(label, url, https, !https);
-  const q = queryParams(label, url.search, CARRIER_LIMITS.windowMax);
+  const q = queryParams(label, url.search, CARRIER_LIMITS.windowMax, !twilio);
   const common = { name, rate: q.rate ?? CARRIER_DEFAULTS.httpRate, window: q.window ?? CARRIER_DEFAULTS.window, display, baseUrl };
-  return twilio
-    ? { kind: 'twilio', ...common, supportsMms: true, accountSid: user, authToken: password }
-    : { kind: 'android', ...common, supportsMms: false, username: user, password };
+  if (twilio) return { kind: 'twilio', ...common, supportsMms: true, accountSid: user, authToken: password };
+  if (q.number === undefined) throw new CarrierSettingError(`${label} needs ?number= (the phone's own number, digits; a leading + as %2B)`);
+  if (q.key === undefined) throw new CarrierSettingError(`${label} needs ?key= (the app's webhook signing key)`);
+  return { kind: 'android', ...common, supportsMms: false, username: user, password, number: q.number, key: q.key };
 }
 
 /**

@@ -1,12 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import {
-  androidEventAction,
-  androidReasonCode,
-  parseAndroidEvent,
-  verifyAndroidEvent,
-} from '../../src/carriers/android-events.ts';
+import { androidEventAction, androidReasonCode, parseAndroidEvent, verifyAndroidEvent } from '../../src/carriers/android-events.ts';
 
 const KEY = 'k3y-Of-The-Ph0ne';
 const NOW = 1_760_000_000;
@@ -14,7 +9,12 @@ const NOW = 1_760_000_000;
 /** Signs as the app's PayloadSingingPlugin does: hex HMAC-SHA256(key, body + timestamp). */
 function sign(body: string, timestamp: number | string, key = KEY) {
   const ts = String(timestamp);
-  return { 'x-timestamp': ts, 'x-signature': createHmac('sha256', key).update(body + ts).digest('hex') };
+  return {
+    'x-timestamp': ts,
+    'x-signature': createHmac('sha256', key)
+      .update(body + ts)
+      .digest('hex'),
+  };
 }
 
 const delivered = JSON.stringify({
@@ -22,7 +22,14 @@ const delivered = JSON.stringify({
   webhookId: 'msgsvc-phone-sms-delivered',
   event: 'sms:delivered',
   deviceId: 'ffffffffceb0b1db0000018e937c815b',
-  payload: { messageId: 'msgsvc-42', sender: null, recipient: '+447700900123', phoneNumber: '+447700900123', simNumber: null, deliveredAt: '2026-02-17T12:00:00.000+07:00' },
+  payload: {
+    messageId: 'msgsvc-42',
+    sender: null,
+    recipient: '+447700900123',
+    phoneNumber: '+447700900123',
+    simNumber: null,
+    deliveredAt: '2026-02-17T12:00:00.000+07:00',
+  },
 });
 
 test('verifyAndroidEvent: a signature made as the app makes it passes; string or bytes alike', () => {
@@ -30,7 +37,10 @@ test('verifyAndroidEvent: a signature made as the app makes it passes; string or
   assert.equal(verifyAndroidEvent(KEY, Buffer.from(delivered), sign(delivered, NOW), NOW), true);
   // Header names in any case (HTTP headers are case-insensitive), hex in upper case.
   const h = sign(delivered, NOW);
-  assert.equal(verifyAndroidEvent(KEY, delivered, { 'X-Timestamp': h['x-timestamp'], 'X-Signature': h['x-signature'].toUpperCase() }, NOW), true);
+  assert.equal(
+    verifyAndroidEvent(KEY, delivered, { 'X-Timestamp': h['x-timestamp'], 'X-Signature': h['x-signature'].toUpperCase() }, NOW),
+    true,
+  );
   // Non-ASCII bodies are signed over their UTF-8 bytes.
   const unicode = JSON.stringify({ event: 'sms:received', payload: { message: 'Grüße 👋' } });
   assert.equal(verifyAndroidEvent(KEY, Buffer.from(unicode, 'utf8'), sign(unicode, NOW), NOW), true);
@@ -40,12 +50,20 @@ test('verifyAndroidEvent: anything altered, missing, stale or malformed is refus
   const h = sign(delivered, NOW);
   assert.equal(verifyAndroidEvent(KEY, delivered.replace('msgsvc-42', 'msgsvc-43'), h, NOW), false, 'body altered');
   assert.equal(verifyAndroidEvent(KEY, delivered, { ...h, 'x-timestamp': String(NOW + 1) }, NOW), false, 'timestamp altered');
-  assert.equal(verifyAndroidEvent(KEY, delivered, { ...h, 'x-signature': h['x-signature'].replace(/^./, (c) => (c === '0' ? '1' : '0')) }, NOW), false, 'signature altered');
+  assert.equal(
+    verifyAndroidEvent(KEY, delivered, { ...h, 'x-signature': h['x-signature'].replace(/^./, (c) => (c === '0' ? '1' : '0')) }, NOW),
+    false,
+    'signature altered',
+  );
   assert.equal(verifyAndroidEvent('another-key', delivered, h, NOW), false, 'wrong key');
   assert.equal(verifyAndroidEvent('', delivered, sign(delivered, NOW, ''), NOW), false, 'empty key');
   assert.equal(verifyAndroidEvent(KEY, delivered, { 'x-timestamp': h['x-timestamp'] }, NOW), false, 'no signature');
   assert.equal(verifyAndroidEvent(KEY, delivered, { 'x-signature': h['x-signature'] }, NOW), false, 'no timestamp');
-  assert.equal(verifyAndroidEvent(KEY, delivered, { ...h, 'x-signature': [h['x-signature'], h['x-signature']] }, NOW), false, 'repeated header');
+  assert.equal(
+    verifyAndroidEvent(KEY, delivered, { ...h, 'x-signature': [h['x-signature'], h['x-signature']] }, NOW),
+    false,
+    'repeated header',
+  );
   assert.equal(verifyAndroidEvent(KEY, delivered, { ...h, 'x-signature': 'zz' + h['x-signature'].slice(2) }, NOW), false, 'not hex');
   assert.equal(verifyAndroidEvent(KEY, delivered, { ...h, 'x-signature': h['x-signature'].slice(0, 40) }, NOW), false, 'short');
   const odd = sign(delivered, '1.7e9');
@@ -67,7 +85,16 @@ test('parseAndroidEvent: delivered and failed are receipts; the reason is the Er
     eventId: 'Ey6ECgOkVVFjz3CL48B8C',
     occurredAtMs: Date.parse('2026-02-17T05:00:00.000Z'),
   });
-  const failed = { id: 'e2', event: 'sms:failed', payload: { messageId: 'msgsvc-7', phoneNumber: '+447700900123', failedAt: '2026-02-17T12:00:00.000+07:00', reason: 'RESULT_ERROR_GENERIC_FAILURE' } };
+  const failed = {
+    id: 'e2',
+    event: 'sms:failed',
+    payload: {
+      messageId: 'msgsvc-7',
+      phoneNumber: '+447700900123',
+      failedAt: '2026-02-17T12:00:00.000+07:00',
+      reason: 'RESULT_ERROR_GENERIC_FAILURE',
+    },
+  };
   const r = parseAndroidEvent(failed);
   assert.equal(r.kind, 'receipt');
   assert.equal(r.kind === 'receipt' && r.status, 'undelivered');
@@ -86,7 +113,15 @@ test('parseAndroidEvent: received is an inbound text; sent and other events chan
     webhookId: 'w',
     event: 'sms:received',
     deviceId: 'd',
-    payload: { messageId: 'abc123', message: 'STOP', sender: '+15005550006', recipient: '+1 (415) 555-0100', phoneNumber: '+15005550006', simNumber: 1, receivedAt: '2024-06-22T15:46:11.000+07:00' },
+    payload: {
+      messageId: 'abc123',
+      message: 'STOP',
+      sender: '+15005550006',
+      recipient: '+1 (415) 555-0100',
+      phoneNumber: '+15005550006',
+      simNumber: 1,
+      receivedAt: '2024-06-22T15:46:11.000+07:00',
+    },
   };
   assert.deepEqual(parseAndroidEvent(received), {
     kind: 'inbound',
@@ -97,11 +132,18 @@ test('parseAndroidEvent: received is an inbound text; sent and other events chan
     occurredAtMs: Date.parse('2024-06-22T08:46:11.000Z'),
   });
   // Before app v1.54.0: phoneNumber only, no recipient.
-  const old = parseAndroidEvent({ id: 'evt-2', event: 'sms:received', payload: { messageId: 'x', message: 'hi', phoneNumber: '6505551212', receivedAt: 'not a date' } });
+  const old = parseAndroidEvent({
+    id: 'evt-2',
+    event: 'sms:received',
+    payload: { messageId: 'x', message: 'hi', phoneNumber: '6505551212', receivedAt: 'not a date' },
+  });
   assert.deepEqual(old, { kind: 'inbound', from: '6505551212', text: 'hi', eventId: 'evt-2' });
   assert.equal(parseAndroidEvent({ id: 'e', event: 'sms:received', payload: { message: 'promo', sender: 'VODAFONE' } }).kind, 'ignore');
   assert.equal(parseAndroidEvent({ event: 'sms:received', payload: { message: 'no id', sender: '+1500' } }).kind, 'ignore');
-  assert.equal(parseAndroidEvent({ id: 'e', event: 'sms:sent', payload: { messageId: 'msgsvc-1', sentAt: '2024-06-22T15:46:11.000+07:00' } }).kind, 'ignore');
+  assert.equal(
+    parseAndroidEvent({ id: 'e', event: 'sms:sent', payload: { messageId: 'msgsvc-1', sentAt: '2024-06-22T15:46:11.000+07:00' } }).kind,
+    'ignore',
+  );
   assert.equal(parseAndroidEvent({ id: 'e', event: 'system:ping', payload: {} }).kind, 'ignore');
   assert.equal(parseAndroidEvent({ id: 'e', event: 'sms:delivered', payload: {} }).kind, 'ignore');
   assert.equal(parseAndroidEvent({ id: 'e', event: 'sms:delivered' }).kind, 'ignore');
@@ -112,7 +154,11 @@ test('parseAndroidEvent: received is an inbound text; sent and other events chan
 
 test('androidEventAction: 403 unless signed; an inbound text goes to the configured number with the event id', () => {
   const carrier = { signingKey: KEY, number: '447700900999' };
-  const body = JSON.stringify({ id: 'evt-9', event: 'sms:received', payload: { message: 'hello', sender: '+447700900123', recipient: null } });
+  const body = JSON.stringify({
+    id: 'evt-9',
+    event: 'sms:received',
+    payload: { message: 'hello', sender: '+447700900123', recipient: null },
+  });
   assert.deepEqual(androidEventAction(carrier, body, sign(body, NOW), NOW), {
     kind: 'inbound',
     inbound: { from: '447700900123', to: '447700900999', text: 'hello', carrierMessageId: 'evt-9' },

@@ -70,7 +70,11 @@ test('start registers the four events at {publicUrl}/v1/carriers/{name}/events u
     const ours = [...phone.webhooks.values()].filter((w) => w.id !== 'keep').sort((a, b) => a.id.localeCompare(b.id));
     assert.deepEqual(
       ours,
-      ['sms:delivered', 'sms:failed', 'sms:received', 'sms:sent'].map((event) => ({ id: `msgsvc-phone1-${event.replace(':', '-')}`, url: carrier.eventsUrl, event })),
+      ['sms:delivered', 'sms:failed', 'sms:received', 'sms:sent'].map((event) => ({
+        id: `msgsvc-phone1-${event.replace(':', '-')}`,
+        url: carrier.eventsUrl,
+        event,
+      })),
     );
     assert.ok(phone.webhooks.has('keep'), 'a webhook of someone else is left alone');
     assert.ok(phone.requests.every((r) => r.authorization === `Basic ${Buffer.from('sms:Ph0ne-Pa55').toString('base64')}`));
@@ -97,7 +101,12 @@ test('submit: accepted with the phone id; the same message again (a crash, a los
     assert.equal(carrier.supportsMms, false);
     assert.deepEqual(await carrier.submit(message(42)), { kind: 'accepted', carrierMessageId: 'msgsvc-42' });
     const sent = phone.requests.find((r) => r.method === 'POST' && r.path === '/message')!;
-    assert.deepEqual(JSON.parse(sent.body), { id: 'msgsvc-42', message: 'hello 42', phoneNumbers: ['+447700900123'], withDeliveryReport: true });
+    assert.deepEqual(JSON.parse(sent.body), {
+      id: 'msgsvc-42',
+      message: 'hello 42',
+      phoneNumbers: ['+447700900123'],
+      withDeliveryReport: true,
+    });
     assert.deepEqual(await carrier.submit(message(42, { attempt: 2 })), { kind: 'accepted', carrierMessageId: 'msgsvc-42' });
     assert.equal(phone.messages.size, 1, 'one message on the phone');
     assert.equal(phone.count('GET', '/message/msgsvc-42'), 1, 'the 409 was checked against what the phone holds');
@@ -239,7 +248,16 @@ test('a 401 at submit (password changed on the phone) is retried, not a failure,
 
 test('a baseUrl carrying credentials is refused without repeating them', () => {
   assert.throws(
-    () => createAndroidCarrier({ name: 'p', baseUrl: 'http://sms:T0p-Secret@127.0.0.1:8080', username: 'sms', password: 'T0p-Secret', publicUrl: PUBLIC, rate: 10, window: 10 }),
+    () =>
+      createAndroidCarrier({
+        name: 'p',
+        baseUrl: 'http://sms:T0p-Secret@127.0.0.1:8080',
+        username: 'sms',
+        password: 'T0p-Secret',
+        publicUrl: PUBLIC,
+        rate: 10,
+        window: 10,
+      }),
     (err: Error) => /credentials/.test(err.message) && !err.message.includes('T0p-Secret'),
   );
 });
@@ -265,7 +283,12 @@ test('events end to end: the phone fires signed events at the registered URL; al
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const action = androidEventAction({ signingKey: phone.signingKey, number: '447700900999' }, Buffer.concat(chunks), req.headers, Math.floor(Date.now() / 1000));
+      const action = androidEventAction(
+        { signingKey: phone.signingKey, number: '447700900999' },
+        Buffer.concat(chunks),
+        req.headers,
+        Math.floor(Date.now() / 1000),
+      );
       seen.push(action);
       res.writeHead(action.kind === 'forbidden' ? 403 : 200).end();
     });
@@ -278,18 +301,55 @@ test('events end to end: the phone fires signed events at the registered URL; al
     await carrier.start(sink);
     await carrier.submit(message(42));
     const recipient = { sender: null, recipient: '+447700900123', phoneNumber: '+447700900123', simNumber: null };
-    assert.equal((await phone.fire('sms:sent', { messageId: 'msgsvc-42', ...recipient, partsCount: 1, sentAt: new Date().toISOString() })).status, 200);
-    assert.equal((await phone.fire('sms:delivered', { messageId: 'msgsvc-42', ...recipient, deliveredAt: new Date().toISOString() })).status, 200);
-    assert.equal((await phone.fire('sms:failed', { messageId: 'msgsvc-42', ...recipient, failedAt: new Date().toISOString(), reason: 'RESULT_ERROR_NO_SERVICE' })).status, 200);
-    const inbound = { messageId: 'h1', message: 'STOP', sender: '+447700900123', recipient: null, phoneNumber: '+447700900123', simNumber: 1, receivedAt: new Date().toISOString() };
+    assert.equal(
+      (await phone.fire('sms:sent', { messageId: 'msgsvc-42', ...recipient, partsCount: 1, sentAt: new Date().toISOString() })).status,
+      200,
+    );
+    assert.equal(
+      (await phone.fire('sms:delivered', { messageId: 'msgsvc-42', ...recipient, deliveredAt: new Date().toISOString() })).status,
+      200,
+    );
+    assert.equal(
+      (
+        await phone.fire('sms:failed', {
+          messageId: 'msgsvc-42',
+          ...recipient,
+          failedAt: new Date().toISOString(),
+          reason: 'RESULT_ERROR_NO_SERVICE',
+        })
+      ).status,
+      200,
+    );
+    const inbound = {
+      messageId: 'h1',
+      message: 'STOP',
+      sender: '+447700900123',
+      recipient: null,
+      phoneNumber: '+447700900123',
+      simNumber: 1,
+      receivedAt: new Date().toISOString(),
+    };
     assert.equal((await phone.fire('sms:received', inbound, { id: 'evt-1' })).status, 200);
     assert.deepEqual(
       seen.map((a) => a.kind),
       ['ignore', 'receipt', 'receipt', 'inbound'],
     );
-    assert.deepEqual(seen[1]!.kind === 'receipt' && seen[1]!.receipt, { carrierMessageId: 'msgsvc-42', status: 'delivered', errorCode: '' });
-    assert.deepEqual(seen[2]!.kind === 'receipt' && seen[2]!.receipt, { carrierMessageId: 'msgsvc-42', status: 'undelivered', errorCode: 'RESULT_ERROR_NO_SERVICE' });
-    assert.deepEqual(seen[3]!.kind === 'inbound' && seen[3]!.inbound, { from: '447700900123', to: '447700900999', text: 'STOP', carrierMessageId: 'evt-1' });
+    assert.deepEqual(seen[1]!.kind === 'receipt' && seen[1]!.receipt, {
+      carrierMessageId: 'msgsvc-42',
+      status: 'delivered',
+      errorCode: '',
+    });
+    assert.deepEqual(seen[2]!.kind === 'receipt' && seen[2]!.receipt, {
+      carrierMessageId: 'msgsvc-42',
+      status: 'undelivered',
+      errorCode: 'RESULT_ERROR_NO_SERVICE',
+    });
+    assert.deepEqual(seen[3]!.kind === 'inbound' && seen[3]!.inbound, {
+      from: '447700900123',
+      to: '447700900999',
+      text: 'STOP',
+      carrierMessageId: 'evt-1',
+    });
 
     assert.equal((await phone.fire('sms:received', inbound, { tamper: (b) => b.replace('STOP', 'STAR') })).status, 403);
     assert.equal((await phone.fire('sms:received', inbound, { timestamp: Math.floor(Date.now() / 1000) - 600 })).status, 403);

@@ -39,7 +39,7 @@ const carriers = (value: string) => parseCarriers(value, SANDBOX_ONLY);
 test('MSGSVC_CARRIERS: every scheme, with its defaults', () => {
   const list = carriers(
     ' tw=twilio://AC123:tok%40en@API.Twilio.com , sw=twilio://PID:t@sw.example.com/api/laml/ ,fake=twilio+http://AC1:t@127.0.0.1:9000,' +
-      'phone=android://sms:pa%3Ass@192.168.1.5:8080,cloud=android+https://u:p@api.sms-gate.app/3rdparty/v1,' +
+      'phone=android://sms:pa%3Ass@192.168.1.5:8080?number=%2B15550100001&key=k-1_x,cloud=android+https://u:p@api.sms-gate.app/3rdparty/v1?key=a%2Bb&number=447700900123,' +
       'smsc=smpp://sys:pw@smsc.example.com,tls=smpps://sys:pw@[::1]:3550,demo=sandbox:',
   );
   assert.ok(Object.isFrozen(list) && list.every((c) => Object.isFrozen(c)));
@@ -87,6 +87,8 @@ test('MSGSVC_CARRIERS: every scheme, with its defaults', () => {
       supportsMms: false,
       username: 'sms',
       password: 'pa:ss',
+      number: '15550100001',
+      key: 'k-1_x',
     },
     {
       kind: 'android',
@@ -98,6 +100,8 @@ test('MSGSVC_CARRIERS: every scheme, with its defaults', () => {
       supportsMms: false,
       username: 'u',
       password: 'p',
+      number: '447700900123',
+      key: 'a+b',
     },
     {
       kind: 'smpp',
@@ -155,6 +159,33 @@ test('MSGSVC_CARRIERS: rate and window on any URL, within their bounds', () => {
   assert.match(
     errorOf(() => carriers('s=sandbox:?window=10001')),
     /entry 1 \(s=sandbox:…\): window must be a whole number from 1 to 10000/,
+  );
+});
+
+test('MSGSVC_CARRIERS: an Android phone needs ?number= and ?key=, whose values no error repeats', () => {
+  const [ph] = carriers('ph=android://u:p@10.0.0.2:8080?number=%2B447700900123&key=Zq-sEcReT_k3y%2B&window=3');
+  assert.ok(ph?.kind === 'android');
+  assert.deepEqual([ph.number, ph.key, ph.window], ['447700900123', 'Zq-sEcReT_k3y+', 3]);
+  const label = /^MSGSVC_CARRIERS entry 1 \(ph=android:\/\/…\)/;
+  for (const [q, re] of [
+    ['key=Zq-sEcReT', / needs \?number= \(the phone's own number/],
+    ['number=15550100001', / needs \?key= \(the app's webhook signing key\)/],
+    ['', / needs \?number=/],
+    ['number=+15550100001&key=Zq-sEcReT', /: number must be the phone's own number, 3 to 15 digits \(write a leading \+ as %2B\)/],
+    ['number=12&key=Zq-sEcReT', /: number must be/],
+    ['number=1555010000112345&key=Zq-sEcReT', /: number must be/],
+    ['number=15550100001&key=', /: key must be the app's webhook signing key/],
+    ['number=15550100001&key=Zq-sEcReT&key=Zq-sEcReT2', /: key is given twice/],
+    ['number=15550100001&key=Zq-sEcReT&bogus=1', /: unknown query parameter "bogus"; only rate, window, number and key are allowed/],
+  ] as const) {
+    const message = errorOf(() => carriers(`ph=android://u:p@10.0.0.2:8080?${q}`));
+    assert.match(message, new RegExp(label.source + re.source), q);
+    assert.ok(!message.includes('Zq-sEcReT'), `the key is not repeated: ${message}`);
+  }
+  // number and key belong to Android entries only.
+  assert.match(
+    errorOf(() => carriers('t=twilio://a:b@h?number=15550100001')),
+    /unknown query parameter "number"; only rate and window are allowed/,
   );
 });
 
@@ -338,7 +369,7 @@ test('no error message repeats a password or token (property)', () => {
         }
       }
       // And a well-formed URL gives the secret back, exactly.
-      const [tw, ph] = carriers(`t=twilio://${enc}:${enc}@host,p=android://${enc}:${enc}@host:8080`);
+      const [tw, ph] = carriers(`t=twilio://${enc}:${enc}@host,p=android://${enc}:${enc}@host:8080?number=15550100001&key=k`);
       return (
         tw?.kind === 'twilio' &&
         tw.accountSid === s &&
@@ -352,7 +383,7 @@ test('no error message repeats a password or token (property)', () => {
   );
 });
 
-const CAR = carriers('tw=twilio://a:b@h,sm=smpp://u:p@h,ph=android://u:p@h:8080,sb=sandbox:');
+const CAR = carriers('tw=twilio://a:b@h,sm=smpp://u:p@h,ph=android://u:p@h:8080?number=15550100001&key=k,sb=sandbox:');
 
 test('MSGSVC_ROUTES: unset or blank is one rule, * to every carrier in list order', () => {
   for (const value of [undefined, '', '  ']) {
@@ -535,7 +566,7 @@ test('MSGSVC_PUBLIC_URL: an absolute http(s) base URL, normalised, trailing / dr
     /^MSGSVC_PUBLIC_URL is required by the carrier tw \(twilio\)/,
   );
   assert.match(
-    errorOf(() => parsePublicUrl(undefined, carriers('ph=android://a:b@h:8080'))),
+    errorOf(() => parsePublicUrl(undefined, carriers('ph=android://a:b@h:8080?number=15550100001&key=k'))),
     /^MSGSVC_PUBLIC_URL is required by the carrier ph \(android\)/,
   );
 });

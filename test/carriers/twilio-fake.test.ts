@@ -26,8 +26,18 @@ async function fake(o: Parameters<typeof startFakeTwilio>[0] = {}): Promise<Fake
 
 function carrier(f: { url: string; accountSid: string; authToken: string }, o: Partial<TwilioCarrierOptions> = {}): TwilioCarrier {
   const c = createTwilioCarrier({
-    name: 'tw1', baseUrl: f.url, accountSid: f.accountSid, authToken: f.authToken, publicUrl: PUBLIC_URL,
-    rate: 1000, window: 4, timeoutMs: 2000, allowPrivate: true, probeMinMs: 20, probeMaxMs: 100, ...o,
+    name: 'tw1',
+    baseUrl: f.url,
+    accountSid: f.accountSid,
+    authToken: f.authToken,
+    publicUrl: PUBLIC_URL,
+    rate: 1000,
+    window: 4,
+    timeoutMs: 2000,
+    allowPrivate: true,
+    probeMinMs: 20,
+    probeMaxMs: 100,
+    ...o,
   });
   cleanups.push(() => c.stop());
   return c;
@@ -54,7 +64,12 @@ test('submit: the form, Basic auth and StatusCallback as Twilio takes them; the 
   assert.equal(s.authorization, `Basic ${Buffer.from(`${f.accountSid}:${f.authToken}`).toString('base64')}`);
   assert.equal(s.contentType, 'application/x-www-form-urlencoded');
   assert.equal(s.path, `/2010-04-01/Accounts/${f.accountSid}/Messages.json`);
-  assert.deepEqual(s.form, { To: '+15550100002', From: '+15550100001', Body: 'Hello & welcome +1 ✓', StatusCallback: 'http://127.0.0.1:8080/base/v1/carriers/tw1/status' });
+  assert.deepEqual(s.form, {
+    To: '+15550100002',
+    From: '+15550100001',
+    Body: 'Hello & welcome +1 ✓',
+    StatusCallback: 'http://127.0.0.1:8080/base/v1/carriers/tw1/status',
+  });
 
   await c.submit(sms({ from: '46645' }));
   assert.equal(f.submits[1]!.form.From, '46645', 'a short code goes as it is');
@@ -62,7 +77,11 @@ test('submit: the form, Basic auth and StatusCallback as Twilio takes them; the 
   assert.equal(f.submits[2]!.form.From, '+123456789', 'nine digits are a number');
 
   await c.submit(sms({ typeId: 2, text: 'Template text', mediaIds: [30, 10, 20] }));
-  assert.deepEqual(readForm(f.submits[3]!.raw).MediaUrl, [30, 10, 20].map((id) => `${PUBLIC_URL}/v1/carriers/tw1/media?id=${id}`), 'one MediaUrl per medium, in MediaIds order');
+  assert.deepEqual(
+    readForm(f.submits[3]!.raw).MediaUrl,
+    [30, 10, 20].map((id) => `${PUBLIC_URL}/v1/carriers/tw1/media?id=${id}`),
+    'one MediaUrl per medium, in MediaIds order',
+  );
   assert.equal(f.submits[3]!.form.Body, 'Template text');
   assert.equal(c.supportsMms, true);
 });
@@ -71,7 +90,15 @@ test('permanent refusals: a 4xx with a Twilio code → TWILIO_{code}; without on
   const f = await fake();
   const c = carrier(f);
   const answers = [
-    { status: 400, json: { code: 21211, message: "The 'To' number is not a valid phone number.", more_info: 'https://www.twilio.com/docs/errors/21211', status: 400 } },
+    {
+      status: 400,
+      json: {
+        code: 21211,
+        message: "The 'To' number is not a valid phone number.",
+        more_info: 'https://www.twilio.com/docs/errors/21211',
+        status: 400,
+      },
+    },
     { status: 403, json: { code: '21610', message: 'Attempt to send to unsubscribed recipient' } },
     { status: 404, body: '<html>not found</html>' },
     { status: 422, json: { message: 'no code' } },
@@ -210,12 +237,32 @@ test('SSRF guard: a provider on a loopback address is refused unless allowPrivat
 });
 
 test('options: bad settings are refused without ever naming the token', () => {
-  const base = { name: 'tw', baseUrl: 'https://api.twilio.com', accountSid: 'AC1', authToken: 'sekret-token-value', publicUrl: PUBLIC_URL, rate: 10, window: 10, timeoutMs: 1000 };
+  const base = {
+    name: 'tw',
+    baseUrl: 'https://api.twilio.com',
+    accountSid: 'AC1',
+    authToken: 'sekret-token-value',
+    publicUrl: PUBLIC_URL,
+    rate: 10,
+    window: 10,
+    timeoutMs: 1000,
+  };
   for (const bad of [
-    { name: 'Bad Name' }, { baseUrl: 'ftp://x' }, { baseUrl: 'https://u:sekret-token-value@api.twilio.com' }, { publicUrl: 'not a url' },
-    { accountSid: '' }, { authToken: '' }, { rate: 0 }, { window: 0 }, { timeoutMs: -1 },
+    { name: 'Bad Name' },
+    { baseUrl: 'ftp://x' },
+    { baseUrl: 'https://u:sekret-token-value@api.twilio.com' },
+    { publicUrl: 'not a url' },
+    { accountSid: '' },
+    { authToken: '' },
+    { rate: 0 },
+    { window: 0 },
+    { timeoutMs: -1 },
   ]) {
-    assert.throws(() => createTwilioCarrier({ ...base, ...bad }), (err: Error) => !err.message.includes('sekret-token-value'), JSON.stringify(bad));
+    assert.throws(
+      () => createTwilioCarrier({ ...base, ...bad }),
+      (err: Error) => !err.message.includes('sekret-token-value'),
+      JSON.stringify(bad),
+    );
   }
   const c = createTwilioCarrier({ ...base, baseUrl: 'https://example.signalwire.com/api/laml/', publicUrl: 'https://sms.example.com/' });
   assert.equal(c.statusCallbackUrl, 'https://sms.example.com/v1/carriers/tw/status');
@@ -259,8 +306,13 @@ test('callbacks signed by the official twilio package: receipts and inbound reac
   assert.deepEqual(await c.handleStatusCallback(delivered, undefined), { kind: 'forbidden' });
   assert.deepEqual(await c.handleStatusCallback(delivered, 'AAAAAAAAAAAAAAAAAAAAAAAAAAA='), { kind: 'forbidden' });
   assert.deepEqual(await c.handleStatusCallback(delivered, sign(c.inboundCallbackUrl, delivered)), { kind: 'forbidden' });
-  assert.deepEqual(await c.handleStatusCallback({ ...delivered, MessageStatus: 'undelivered' }, sign(c.statusCallbackUrl, delivered)), { kind: 'forbidden' });
-  assert.deepEqual(await c.handleStatusCallback(delivered, twilio.getExpectedTwilioSignature('another-token', c.statusCallbackUrl, delivered)), { kind: 'forbidden' });
+  assert.deepEqual(await c.handleStatusCallback({ ...delivered, MessageStatus: 'undelivered' }, sign(c.statusCallbackUrl, delivered)), {
+    kind: 'forbidden',
+  });
+  assert.deepEqual(
+    await c.handleStatusCallback(delivered, twilio.getExpectedTwilioSignature('another-token', c.statusCallbackUrl, delivered)),
+    { kind: 'forbidden' },
+  );
   assert.equal(receipts.length, 3);
   const noSid = { MessageStatus: 'delivered' };
   assert.equal((await c.handleStatusCallback(noSid, sign(c.statusCallbackUrl, noSid))).kind, 'malformed');

@@ -60,23 +60,39 @@ test('anything altered is forbidden: each field, the signature, the carrier, the
 
 test('garbage never throws; random alterations are forbidden', () => {
   const now = 1_800_000_000;
-  fc.assert(fc.property(fc.string({ maxLength: 200 }), fc.anything(), fc.anything(), (q, t, c) => {
-    assert.equal(verifyMediaLink(SECRET, q, now, 'twilio'), 'forbidden');
-    assert.doesNotThrow(() => verifyMediaLink(t as string, q, c as number, c as string));
-    assert.doesNotThrow(() => verifyMediaLink(SECRET, t as string, now, 'twilio'));
-  }));
-  fc.assert(fc.property(fc.integer({ min: 1, max: 2 ** 40 }), fc.integer({ min: 1, max: 2 ** 40 }), fc.nat(), fc.string({ minLength: 1, maxLength: 1 }), (accountId, mediaId, at, ch) => {
-    const q = signMediaLink(SECRET, { carrier: 'c', accountId, mediaId }, now + DAY);
-    assert.deepEqual(verifyMediaLink(SECRET, q, now, 'c'), { accountId, mediaId });
-    const i = at % q.length;
-    const altered = q.slice(0, i) + ch + q.slice(i + 1);
-    if (altered !== q) assert.equal(verifyMediaLink(SECRET, altered, now, 'c'), 'forbidden', altered);
-  }));
+  fc.assert(
+    fc.property(fc.string({ maxLength: 200 }), fc.anything(), fc.anything(), (q, t, c) => {
+      assert.equal(verifyMediaLink(SECRET, q, now, 'twilio'), 'forbidden');
+      assert.doesNotThrow(() => verifyMediaLink(t as string, q, c as number, c as string));
+      assert.doesNotThrow(() => verifyMediaLink(SECRET, t as string, now, 'twilio'));
+    }),
+  );
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 2 ** 40 }),
+      fc.integer({ min: 1, max: 2 ** 40 }),
+      fc.nat(),
+      fc.string({ minLength: 1, maxLength: 1 }),
+      (accountId, mediaId, at, ch) => {
+        const q = signMediaLink(SECRET, { carrier: 'c', accountId, mediaId }, now + DAY);
+        assert.deepEqual(verifyMediaLink(SECRET, q, now, 'c'), { accountId, mediaId });
+        const i = at % q.length;
+        const altered = q.slice(0, i) + ch + q.slice(i + 1);
+        if (altered !== q) assert.equal(verifyMediaLink(SECRET, altered, now, 'c'), 'forbidden', altered);
+      },
+    ),
+  );
 });
 
 test('signing refuses a short secret and ids or expiries that are not positive integers', () => {
   assert.throws(() => signMediaLink('short', { carrier: 'c', accountId: 1, mediaId: 1 }, 2_000_000_000), RangeError);
-  for (const [accountId, mediaId, e] of [[0, 1, 2e9], [1, -1, 2e9], [1.5, 1, 2e9], [1, 1, Number.NaN], [1, 1, 0]]) {
+  for (const [accountId, mediaId, e] of [
+    [0, 1, 2e9],
+    [1, -1, 2e9],
+    [1.5, 1, 2e9],
+    [1, 1, Number.NaN],
+    [1, 1, 0],
+  ]) {
     assert.throws(() => signMediaLink(SECRET, { carrier: 'c', accountId: accountId!, mediaId: mediaId! }, e!), RangeError);
   }
 });

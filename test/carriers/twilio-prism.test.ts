@@ -45,13 +45,27 @@ function carrier(o: Partial<TwilioCarrierOptions> = {}) {
     window: 4,
     timeoutMs: 10_000,
     allowPrivate: true,
-    mediaUrls: (m) => (m.mediaIds ?? []).map((mediaId) => `${PUBLIC_URL}/v1/carriers/twilio/media?${signMediaLink(LINK_SECRET, { carrier: 'twilio', accountId: m.accountId, mediaId }, 1_900_000_000)}`),
+    mediaUrls: (m) =>
+      (m.mediaIds ?? []).map(
+        (mediaId) =>
+          `${PUBLIC_URL}/v1/carriers/twilio/media?${signMediaLink(LINK_SECRET, { carrier: 'twilio', accountId: m.accountId, mediaId }, 1_900_000_000)}`,
+      ),
     ...o,
   });
 }
 
 function sms(o: Partial<OutboundMessage> = {}): OutboundMessage {
-  return { id: 1, accountId: 7, from: '15550100001', to: '447700900123', text: 'Hello from msgsvc', typeId: 1, segments: 1, attempt: 1, ...o };
+  return {
+    id: 1,
+    accountId: 7,
+    from: '15550100001',
+    to: '447700900123',
+    text: 'Hello from msgsvc',
+    typeId: 1,
+    segments: 1,
+    attempt: 1,
+    ...o,
+  };
 }
 
 /** The Messages create operation's form schema, compiled with Ajv (formats: ajv-formats' `uri`; Twilio's `phone-number` as E.164 or a short code). */
@@ -63,7 +77,9 @@ function operationValidator() {
   ajv.addFormat('phone-number', /^(\+[1-9][0-9]{1,14}|[0-9]{3,8})$/);
   // The operation's schema refers to the document's components (`#/components/schemas/…`).
   const validate = ajv.compile({ ...schema, components: doc.components });
-  const arrays = Object.entries(schema.properties as Record<string, { type?: string }>).filter(([, p]) => p.type === 'array').map(([k]) => k);
+  const arrays = Object.entries(schema.properties as Record<string, { type?: string }>)
+    .filter(([, p]) => p.type === 'array')
+    .map(([k]) => k);
   return (raw: string) => {
     const form: Record<string, unknown> = readForm(raw);
     for (const k of arrays) if (typeof form[k] === 'string') form[k] = [form[k]];
@@ -71,7 +87,7 @@ function operationValidator() {
   };
 }
 
-test('Prism: an SMS submit is accepted by Twilio\'s document (201 → accepted, carrier id = the sid)', async () => {
+test("Prism: an SMS submit is accepted by Twilio's document (201 → accepted, carrier id = the sid)", async () => {
   const c = carrier();
   try {
     const r = await c.submit(sms());
@@ -117,12 +133,22 @@ test('Prism: random messages (unicode texts, long and short numbers) are all acc
   }
 });
 
-test('Prism: submits Twilio\'s document rejects end as permanent failures (so the tests above would fail)', async () => {
+test("Prism: submits Twilio's document rejects end as permanent failures (so the tests above would fail)", async () => {
   const url = `${prism.url}/2010-04-01/Accounts/${SID}/Messages.json`;
   const auth = `Basic ${Buffer.from(`${SID}:${TOKEN}`).toString('base64')}`;
   const post = (body: string, authorization = auth) =>
-    fetch(url, { method: 'POST', headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' }, body, signal: AbortSignal.timeout(10_000) });
-  const good = twilioSubmitForm({ to: '447700900123', from: '15550100001', body: 'hi', statusCallback: `${PUBLIC_URL}/v1/carriers/twilio/status` });
+    fetch(url, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+      signal: AbortSignal.timeout(10_000),
+    });
+  const good = twilioSubmitForm({
+    to: '447700900123',
+    from: '15550100001',
+    body: 'hi',
+    statusCallback: `${PUBLIC_URL}/v1/carriers/twilio/status`,
+  });
   assert.equal((await post(good)).status, 201, 'the form as the carrier builds it');
   const noTo = new URLSearchParams(good);
   noTo.delete('To');
@@ -162,10 +188,14 @@ test('Prism: the readiness probe (GET the account) makes a started carrier ready
   assert.equal(c.ready!(), false, 'stopped');
 });
 
-test('Ajv: every field of every form the carrier builds (each MediaUrl included) matches the operation\'s schema', () => {
+test("Ajv: every field of every form the carrier builds (each MediaUrl included) matches the operation's schema", () => {
   const validate = operationValidator();
   const statusCallback = `${PUBLIC_URL}/v1/carriers/twilio/status`;
-  const media = Array.from({ length: 10 }, (_, i) => `${PUBLIC_URL}/v1/carriers/twilio/media?${signMediaLink(LINK_SECRET, { carrier: 'twilio', accountId: 7, mediaId: i + 1 }, 1_900_000_000)}`);
+  const media = Array.from(
+    { length: 10 },
+    (_, i) =>
+      `${PUBLIC_URL}/v1/carriers/twilio/media?${signMediaLink(LINK_SECRET, { carrier: 'twilio', accountId: 7, mediaId: i + 1 }, 1_900_000_000)}`,
+  );
   for (const f of [
     { to: '447700900123', from: '15550100001', body: 'hi', statusCallback },
     { to: '+15550100002', from: '46645', body: 'from a short code', statusCallback },
@@ -176,10 +206,18 @@ test('Ajv: every field of every form the carrier builds (each MediaUrl included)
     assert.deepEqual(validate(raw), [], raw);
   }
   // The check itself bites: a MediaUrl that is not a URI in the FIRST place (Prism would only see the last).
-  assert.notDeepEqual(validate(twilioSubmitForm({ to: '1555', from: '1555', body: '', statusCallback, mediaUrls: ['not a link', media[0]!] })), []);
+  assert.notDeepEqual(
+    validate(twilioSubmitForm({ to: '1555', from: '1555', body: '', statusCallback, mediaUrls: ['not a link', media[0]!] })),
+    [],
+  );
   fc.assert(
-    fc.property(fc.stringMatching(/^[1-9][0-9]{7,14}$/), fc.string({ unit: 'grapheme', maxLength: 200 }), fc.integer({ min: 0, max: 10 }), (to, body, n) => {
-      assert.deepEqual(validate(twilioSubmitForm({ to, from: '15550100001', body, statusCallback, mediaUrls: media.slice(0, n) })), []);
-    }),
+    fc.property(
+      fc.stringMatching(/^[1-9][0-9]{7,14}$/),
+      fc.string({ unit: 'grapheme', maxLength: 200 }),
+      fc.integer({ min: 0, max: 10 }),
+      (to, body, n) => {
+        assert.deepEqual(validate(twilioSubmitForm({ to, from: '15550100001', body, statusCallback, mediaUrls: media.slice(0, n) })), []);
+      },
+    ),
   );
 });

@@ -9,15 +9,32 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import twilio from 'twilio';
 import { twilioSignature, verifyTwilioSignature, type TwilioParams } from '../../src/carriers/twilio-signature.ts';
-import { INBOUND_REPLY_BODY, INBOUND_REPLY_CONTENT_TYPE, parseFormBody, parseInboundCallback, parseStatusCallback } from '../../src/carriers/callbacks.ts';
+import {
+  INBOUND_REPLY_BODY,
+  INBOUND_REPLY_CONTENT_TYPE,
+  parseFormBody,
+  parseInboundCallback,
+  parseStatusCallback,
+} from '../../src/carriers/callbacks.ts';
 
 const token = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 });
-const name = fc.oneof(fc.constantFrom('MessageSid', 'MessageStatus', 'ErrorCode', 'From', 'To', 'Body', 'MediaUrl0', 'a', 'A', 'é', '😀'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }));
+const name = fc.oneof(
+  fc.constantFrom('MessageSid', 'MessageStatus', 'ErrorCode', 'From', 'To', 'Body', 'MediaUrl0', 'a', 'A', 'é', '😀'),
+  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }),
+);
 const value = fc.string({ unit: 'grapheme', maxLength: 30 });
 // A repeated name carries an array of values (possibly with duplicates), as a parsed form gives it.
-const params = fc.dictionary(name, fc.oneof({ weight: 3, arbitrary: value }, { weight: 1, arbitrary: fc.array(value, { minLength: 2, maxLength: 4 }) }), { maxKeys: 8 }).map((d) => ({ ...d }));
+const params = fc
+  .dictionary(name, fc.oneof({ weight: 3, arbitrary: value }, { weight: 1, arbitrary: fc.array(value, { minLength: 2, maxLength: 4 }) }), {
+    maxKeys: 8,
+  })
+  .map((d) => ({ ...d }));
 const url = fc.oneof(
-  fc.constantFrom('https://sms.example.com/v1/carriers/twilio/status', 'http://127.0.0.1:8080/v1/carriers/tw-1/inbound', 'https://sms.example.com:8443/base/v1/carriers/x/status'),
+  fc.constantFrom(
+    'https://sms.example.com/v1/carriers/twilio/status',
+    'http://127.0.0.1:8080/v1/carriers/tw-1/inbound',
+    'https://sms.example.com:8443/base/v1/carriers/x/status',
+  ),
   fc.webUrl({ withQueryParameters: true }),
 );
 
@@ -72,57 +89,141 @@ test('the URL with its port, or with the default port added, verifies as the off
 
 test('verification never throws: bad headers, tokens, URLs and parameter shapes give false', () => {
   const good = twilioSignature('tok', 'https://x.example/s', { a: '1' });
-  for (const header of [undefined, '', ' ', `${good} `, good.toLowerCase(), 'not base64 at all!', ['a', 'b'], good.slice(0, -1)] as unknown[]) {
+  for (const header of [
+    undefined,
+    '',
+    ' ',
+    `${good} `,
+    good.toLowerCase(),
+    'not base64 at all!',
+    ['a', 'b'],
+    good.slice(0, -1),
+  ] as unknown[]) {
     assert.equal(verifyTwilioSignature('tok', 'https://x.example/s', { a: '1' }, header as string), false, String(header));
   }
-  for (const [t, u, p] of [['', 'https://x.example/s', { a: '1' }], ['tok', 42, { a: '1' }], ['tok', 'https://x.example/s', null], [null, 'https://x.example/s', {}], ['tok', 'no scheme', { a: '1' }]] as unknown[][]) {
+  for (const [t, u, p] of [
+    ['', 'https://x.example/s', { a: '1' }],
+    ['tok', 42, { a: '1' }],
+    ['tok', 'https://x.example/s', null],
+    [null, 'https://x.example/s', {}],
+    ['tok', 'no scheme', { a: '1' }],
+  ] as unknown[][]) {
     assert.doesNotThrow(() => verifyTwilioSignature(t as string, u as string, p as TwilioParams, good));
     assert.equal(verifyTwilioSignature(t as string, u as string, p as TwilioParams, good), false);
   }
-  fc.assert(fc.property(fc.anything(), fc.anything(), fc.anything(), fc.anything(), (t, u, p, h) => {
-    assert.equal(typeof verifyTwilioSignature(t as string, u as string, p as TwilioParams, h as string), 'boolean');
-  }));
+  fc.assert(
+    fc.property(fc.anything(), fc.anything(), fc.anything(), fc.anything(), (t, u, p, h) => {
+      assert.equal(typeof verifyTwilioSignature(t as string, u as string, p as TwilioParams, h as string), 'boolean');
+    }),
+  );
 });
 
 test('parseFormBody: repeated names kept in order, + is a space, bad escapes are malformed, never a throw', () => {
-  assert.deepEqual({ ...(parseFormBody('MessageSid=SM1&Body=Hello+world%21&MediaUrl=a&MediaUrl=b&MediaUrl=c&Empty=&Flag') as object) }, {
-    MessageSid: 'SM1', Body: 'Hello world!', MediaUrl: ['a', 'b', 'c'], Empty: '', Flag: '',
-  });
+  assert.deepEqual(
+    { ...(parseFormBody('MessageSid=SM1&Body=Hello+world%21&MediaUrl=a&MediaUrl=b&MediaUrl=c&Empty=&Flag') as object) },
+    {
+      MessageSid: 'SM1',
+      Body: 'Hello world!',
+      MediaUrl: ['a', 'b', 'c'],
+      Empty: '',
+      Flag: '',
+    },
+  );
   assert.deepEqual({ ...(parseFormBody(Buffer.from('Body=%E2%9C%93&&To=%2B1555')) as object) }, { Body: '✓', To: '+1555' });
   assert.deepEqual({ ...(parseFormBody('') as object) }, {});
-  for (const bad of ['Body=%E2%9C', 'Body=%zz', '=value', 'a=1&%ff=2', Buffer.from([0x42, 0x3d, 0xff, 0xfe])]) assert.equal(parseFormBody(bad), 'malformed', String(bad));
+  for (const bad of ['Body=%E2%9C', 'Body=%zz', '=value', 'a=1&%ff=2', Buffer.from([0x42, 0x3d, 0xff, 0xfe])])
+    assert.equal(parseFormBody(bad), 'malformed', String(bad));
   assert.equal(Object.getPrototypeOf(parseFormBody('__proto__=x')), null, 'no prototype to pollute');
   fc.assert(fc.property(fc.string({ maxLength: 200 }), (s) => void parseFormBody(s)));
   // Whatever URLSearchParams writes, we read back the same (what a provider sends is standard form encoding).
-  fc.assert(fc.property(fc.array(fc.tuple(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }), fc.string({ unit: 'grapheme', maxLength: 20 })), { maxLength: 6 }), (pairs) => {
-    const expected: Record<string, string | string[]> = {};
-    for (const [k, v] of pairs) {
-      const prev = expected[k];
-      expected[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
-    }
-    assert.deepEqual({ ...(parseFormBody(new URLSearchParams(pairs).toString()) as object) }, expected);
-  }));
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }), fc.string({ unit: 'grapheme', maxLength: 20 })), {
+        maxLength: 6,
+      }),
+      (pairs) => {
+        const expected: Record<string, string | string[]> = {};
+        for (const [k, v] of pairs) {
+          const prev = expected[k];
+          expected[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+        }
+        assert.deepEqual({ ...(parseFormBody(new URLSearchParams(pairs).toString()) as object) }, expected);
+      },
+    ),
+  );
 });
 
 test('status callbacks: delivered, undelivered/failed with and without ErrorCode, other statuses ignored', () => {
-  assert.deepEqual(parseStatusCallback({ MessageSid: 'SM1', MessageStatus: 'delivered' }), { kind: 'receipt', receipt: { carrierMessageId: 'SM1', status: 'delivered', errorCode: '' } });
-  assert.deepEqual(parseStatusCallback({ MessageSid: 'SM1', MessageStatus: 'undelivered', ErrorCode: '30005' }), { kind: 'receipt', receipt: { carrierMessageId: 'SM1', status: 'undelivered', errorCode: 'TWILIO_30005' } });
-  assert.deepEqual(parseStatusCallback({ MessageSid: 'SM1', MessageStatus: 'failed', ErrorCode: '' }), { kind: 'receipt', receipt: { carrierMessageId: 'SM1', status: 'undelivered', errorCode: 'UNDELIV' } });
-  assert.deepEqual(parseStatusCallback({ MessageSid: 'SM1', MessageStatus: 'failed' }), { kind: 'receipt', receipt: { carrierMessageId: 'SM1', status: 'undelivered', errorCode: 'UNDELIV' } });
-  for (const s of ['queued', 'sending', 'sent', 'accepted', 'scheduled', 'read', 'receiving', 'received', 'canceled', 'partially_delivered']) {
+  assert.deepEqual(parseStatusCallback({ MessageSid: 'SM1', MessageStatus: 'delivered' }), {
+    kind: 'receipt',
+    receipt: { carrierMessageId: 'SM1', status: 'delivered', errorCode: '' },
+  });
+  assert.deepEqual(parseStatusCallback({ MessageSid: 'SM1', MessageStatus: 'undelivered', ErrorCode: '30005' }), {
+    kind: 'receipt',
+    receipt: { carrierMessageId: 'SM1', status: 'undelivered', errorCode: 'TWILIO_30005' },
+  });
+  assert.deepEqual(parseStatusCallback({ MessageSid: 'SM1', MessageStatus: 'failed', ErrorCode: '' }), {
+    kind: 'receipt',
+    receipt: { carrierMessageId: 'SM1', status: 'undelivered', errorCode: 'UNDELIV' },
+  });
+  assert.deepEqual(parseStatusCallback({ MessageSid: 'SM1', MessageStatus: 'failed' }), {
+    kind: 'receipt',
+    receipt: { carrierMessageId: 'SM1', status: 'undelivered', errorCode: 'UNDELIV' },
+  });
+  for (const s of [
+    'queued',
+    'sending',
+    'sent',
+    'accepted',
+    'scheduled',
+    'read',
+    'receiving',
+    'received',
+    'canceled',
+    'partially_delivered',
+  ]) {
     assert.deepEqual(parseStatusCallback({ MessageSid: 'SM1', MessageStatus: s }), { kind: 'ignore', status: s });
   }
   assert.equal(parseStatusCallback({ MessageStatus: 'delivered' }).kind, 'malformed');
   assert.equal(parseStatusCallback({ MessageSid: 'SM1' }).kind, 'malformed');
-  assert.equal(parseStatusCallback({ MessageSid: ['SM1', 'SM2'], MessageStatus: 'delivered' }).kind, 'receipt', 'a repeated field: its first value');
+  assert.equal(
+    parseStatusCallback({ MessageSid: ['SM1', 'SM2'], MessageStatus: 'delivered' }).kind,
+    'receipt',
+    'a repeated field: its first value',
+  );
 });
 
 test('inbound callbacks: From and To as digits, Body as the text, others ignored; the TwiML reply constant', () => {
-  assert.deepEqual(parseInboundCallback({ MessageSid: 'SM9', From: '+447700900123', To: '+15550100001', Body: ' STOP ', NumMedia: '0', FromCountry: 'GB' }), {
-    kind: 'inbound', messageSid: 'SM9', from: '447700900123', to: '15550100001', text: ' STOP ',
+  assert.deepEqual(
+    parseInboundCallback({
+      MessageSid: 'SM9',
+      From: '+447700900123',
+      To: '+15550100001',
+      Body: ' STOP ',
+      NumMedia: '0',
+      FromCountry: 'GB',
+    }),
+    {
+      kind: 'inbound',
+      messageSid: 'SM9',
+      from: '447700900123',
+      to: '15550100001',
+      text: ' STOP ',
+    },
+  );
+  assert.deepEqual(parseInboundCallback({ MessageSid: 'SM9', From: '+447700900123', To: '46645' }), {
+    kind: 'inbound',
+    messageSid: 'SM9',
+    from: '447700900123',
+    to: '46645',
+    text: '',
   });
-  assert.deepEqual(parseInboundCallback({ MessageSid: 'SM9', From: '+447700900123', To: '46645' }), { kind: 'inbound', messageSid: 'SM9', from: '447700900123', to: '46645', text: '' });
-  for (const bad of [{ From: '+1555', To: '+1556' }, { MessageSid: 'SM1', From: 'whatsapp:+1555', To: '+1556' }, { MessageSid: 'SM1', From: '+1555' }, { MessageSid: 'SM1', From: '+1 555', To: '+1556' }] as TwilioParams[]) {
+  for (const bad of [
+    { From: '+1555', To: '+1556' },
+    { MessageSid: 'SM1', From: 'whatsapp:+1555', To: '+1556' },
+    { MessageSid: 'SM1', From: '+1555' },
+    { MessageSid: 'SM1', From: '+1 555', To: '+1556' },
+  ] as TwilioParams[]) {
     assert.equal(parseInboundCallback(bad).kind, 'malformed', JSON.stringify(bad));
   }
   assert.equal(INBOUND_REPLY_BODY, '<?xml version="1.0" encoding="UTF-8"?><Response></Response>');

@@ -188,7 +188,14 @@ describe('msgsvc serve --workers', { concurrency: false }, () => {
     assert.equal(status, 'Delivered');
     // Both workers know the primary's carrier state (several connections: both workers answer).
     const readies = await Promise.all(Array.from({ length: 8 }, () => call(new Agent(), `${base}/readyz`)));
-    for (const r of readies) assert.deepEqual(JSON.parse(r.body), { status: 'ok', database: 'ok', redis: 'not configured', carrier: 'ok' });
+    for (const r of readies)
+      assert.deepEqual(JSON.parse(r.body), {
+        status: 'ok',
+        database: 'ok',
+        redis: 'not configured',
+        carrier: 'ok',
+        carriers: { sandbox: 'ok' },
+      });
     assert.equal(requestPids(server.stdout).has(server.child.pid!), false, 'the primary serves no request');
   });
 

@@ -43,32 +43,71 @@ async function queue(store: Store, members: number, message: string): Promise<Qu
   const db = store.db;
   const accountId = demo.account.id;
   const now = Math.floor(Date.now() / 1000);
-  const groupId = (await db.insertInto('groups').values({ account_id: accountId, name: 'All', note: '', keyword_id: 0, parent_id: 0, created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow()).id;
+  const groupId = (
+    await db
+      .insertInto('groups')
+      .values({ account_id: accountId, name: 'All', note: '', keyword_id: 0, parent_id: 0, created_at: now, updated_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+  ).id;
   const numbers = [...MAGIC, ...Array.from({ length: members - MAGIC.length }, (_, i) => `1555${String(8_000_000 + i).padStart(7, '0')}`)];
   for (let i = 0; i < numbers.length; i += 500) {
     const rows = numbers.slice(i, i + 500).map((digits) => ({
-      account_id: accountId, number: digits, number_e164: `+${digits}`, opted_out: 0, first_name: '', last_name: '', birthday: null, email: '', zip: '', city: '', created_at: now, updated_at: now,
+      account_id: accountId,
+      number: digits,
+      number_e164: `+${digits}`,
+      opted_out: 0,
+      first_name: '',
+      last_name: '',
+      birthday: null,
+      email: '',
+      zip: '',
+      city: '',
+      created_at: now,
+      updated_at: now,
     }));
     const ids = await db.insertInto('contacts').values(rows).returning('id').execute();
-    await db.insertInto('group_members').values(ids.map((r) => ({ account_id: accountId, group_id: groupId, contact_id: r.id }))).execute();
+    await db
+      .insertInto('group_members')
+      .values(ids.map((r) => ({ account_id: accountId, group_id: groupId, contact_id: r.id })))
+      .execute();
   }
   await db.updateTable('credit_balances').set({ available_credits: 100_000 }).where('account_id', '=', accountId).execute();
-  const batch = await sendGroupMessage({ store, clock: systemClock, prices: { smsSegmentCredits: 1, mmsCredits: 3 }, region: 'US' }, accountId, { GroupId: groupId, Message: message });
+  const batch = await sendGroupMessage(
+    { store, clock: systemClock, prices: { smsSegmentCredits: 1, mmsCredits: 3 }, region: 'US' },
+    accountId,
+    { GroupId: groupId, Message: message },
+  );
   assert.equal(batch.recipients, members);
   // Ten recipients opt out while queued: Rejected with a refund.
-  await db.updateTable('contacts').set({ opted_out: 1 }).where('account_id', '=', accountId).where('number', 'in', numbers.slice(10, 20)).execute();
+  await db
+    .updateTable('contacts')
+    .set({ opted_out: 1 })
+    .where('account_id', '=', accountId)
+    .where('number', 'in', numbers.slice(10, 20))
+    .execute();
   return { accountId, initial: 100_000, batchId: batch.id };
 }
 
-function startWorker(databaseUrl: string, env: Record<string, string>): { child: ChildProcess; exited: Promise<unknown>; output: () => string } {
+function startWorker(
+  databaseUrl: string,
+  env: Record<string, string>,
+): { child: ChildProcess; exited: Promise<unknown>; output: () => string } {
   const child = spawn(process.execPath, ['bin/msgsvc.js', 'worker'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', MSGSVC_DISPATCH_BATCH: String(BATCH), MSGSVC_DISPATCH_POLL_MS: '10', ...env },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'warn',
+      MSGSVC_DISPATCH_BATCH: String(BATCH),
+      MSGSVC_DISPATCH_POLL_MS: '10',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   return { child, exited: once(child, 'exit'), output: () => out };
 }
 
@@ -101,82 +140,109 @@ function readJournals(files: string[]): { counts: Map<number, number>; ids: Map<
 }
 
 async function messagesOf(store: Store, batchId: number) {
-  return store.db.selectFrom('messages').select(['id', 'mobile_phone', 'status_id', 'credits', 'carrier_message_id', 'sent_at', 'delivered_at']).where('batch_id', '=', batchId).orderBy('id').execute();
+  return store.db
+    .selectFrom('messages')
+    .select(['id', 'mobile_phone', 'status_id', 'credits', 'carrier_message_id', 'sent_at', 'delivered_at'])
+    .where('batch_id', '=', batchId)
+    .orderBy('id')
+    .execute();
 }
 
-const FINAL = (m: { status_id: number; mobile_phone: string }) => [3, 4, 5, 6].includes(m.status_id) || (m.status_id === 2 && m.mobile_phone === '15005550003');
+const FINAL = (m: { status_id: number; mobile_phone: string }) =>
+  [3, 4, 5, 6].includes(m.status_id) || (m.status_id === 2 && m.mobile_phone === '15005550003');
 
-storeTest('kill -9 of msgsvc worker mid-batch, 3 rounds: every message final, credits exact, nothing Delivered twice', { timeout: 90_000 }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'msgsvc-dispatch-crash-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const databaseUrl = await testDatabaseUrl(dir);
-  const store = openStore(parseDatabaseUrl(databaseUrl));
-  t.after(() => store.close());
-  const q = await queue(store, 1500, 'crash test');
-  const journal = join(dir, 'journal');
-  // Slow enough to be killed mid-batch: 10 ms a submit, 10 at once (a batch of 100 takes ~100 ms to
-  // hand over, so a kill mostly lands after part of a batch reached the carrier and before its
-  // outcomes were written); leases short, so the next worker retries what the killed one held.
-  const env = {
-    MSGSVC_SANDBOX_JOURNAL: journal,
-    MSGSVC_SANDBOX_SUBMIT_MS: '10',
-    MSGSVC_SANDBOX_WINDOW: '10',
-    MSGSVC_SANDBOX_RECEIPT_MS: '50',
-    MSGSVC_DISPATCH_LEASE_MS: '800',
-  };
-  const kills = 3;
-  for (let round = 1; round <= kills; round++) {
-    const before = size(journal);
-    const w = startWorker(databaseUrl, env);
-    t.after(() => w.child.kill('SIGKILL'));
-    await waitFor(`round ${round} to submit`, () => size(journal) > before, 20_000, w.output);
-    await new Promise((r) => setTimeout(r, 30 + Math.floor(Math.random() * 120)));
-    w.child.kill('SIGKILL');
-    await w.exited;
-    assert.equal(w.child.signalCode, 'SIGKILL');
-    const j = readJournals([journal]);
-    t.diagnostic(`round ${round}: killed after ${j.perFile[0]} submits so far`);
-  }
-  const rows = await messagesOf(store, q.batchId);
-  assert.ok(rows.some((m) => !FINAL(m)), 'the kills left work undone');
-  const last = startWorker(databaseUrl, env);
-  t.after(() => last.child.kill('SIGKILL'));
-  await waitFor('every message to reach a final state', async () => (await messagesOf(store, q.batchId)).every(FINAL), 40_000, last.output);
-  last.child.kill('SIGTERM');
-  await last.exited;
-  assert.equal(last.child.exitCode, 0, `the worker stops cleanly on SIGTERM: ${last.output()}`);
+storeTest(
+  'kill -9 of msgsvc worker mid-batch, 3 rounds: every message final, credits exact, nothing Delivered twice',
+  { timeout: 90_000 },
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'msgsvc-dispatch-crash-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const databaseUrl = await testDatabaseUrl(dir);
+    const store = openStore(parseDatabaseUrl(databaseUrl));
+    t.after(() => store.close());
+    const q = await queue(store, 1500, 'crash test');
+    const journal = join(dir, 'journal');
+    // Slow enough to be killed mid-batch: 10 ms a submit, 10 at once (a batch of 100 takes ~100 ms to
+    // hand over, so a kill mostly lands after part of a batch reached the carrier and before its
+    // outcomes were written); leases short, so the next worker retries what the killed one held.
+    const env = {
+      MSGSVC_SANDBOX_JOURNAL: journal,
+      MSGSVC_SANDBOX_SUBMIT_MS: '10',
+      MSGSVC_SANDBOX_WINDOW: '10',
+      MSGSVC_SANDBOX_RECEIPT_MS: '50',
+      MSGSVC_DISPATCH_LEASE_MS: '800',
+    };
+    const kills = 3;
+    for (let round = 1; round <= kills; round++) {
+      const before = size(journal);
+      const w = startWorker(databaseUrl, env);
+      t.after(() => w.child.kill('SIGKILL'));
+      await waitFor(`round ${round} to submit`, () => size(journal) > before, 20_000, w.output);
+      await new Promise((r) => setTimeout(r, 30 + Math.floor(Math.random() * 120)));
+      w.child.kill('SIGKILL');
+      await w.exited;
+      assert.equal(w.child.signalCode, 'SIGKILL');
+      const j = readJournals([journal]);
+      t.diagnostic(`round ${round}: killed after ${j.perFile[0]} submits so far`);
+    }
+    const rows = await messagesOf(store, q.batchId);
+    assert.ok(
+      rows.some((m) => !FINAL(m)),
+      'the kills left work undone',
+    );
+    const last = startWorker(databaseUrl, env);
+    t.after(() => last.child.kill('SIGKILL'));
+    await waitFor(
+      'every message to reach a final state',
+      async () => (await messagesOf(store, q.batchId)).every(FINAL),
+      40_000,
+      last.output,
+    );
+    last.child.kill('SIGTERM');
+    await last.exited;
+    assert.equal(last.child.exitCode, 0, `the worker stops cleanly on SIGTERM: ${last.output()}`);
 
-  const final = await messagesOf(store, q.batchId);
-  const { counts, ids } = readJournals([journal]);
-  const byStatus = new Map<number, number>();
-  for (const m of final) byStatus.set(m.status_id, (byStatus.get(m.status_id) ?? 0) + 1);
-  assert.equal(byStatus.get(6), 10, 'the ten who opted out while queued: Rejected');
-  assert.equal(byStatus.get(5), 1, '+15005550002: Failed');
-  assert.equal(byStatus.get(4), 1, '+15005550001: Undelivered');
-  assert.equal(byStatus.get(2), 1, '+15005550003: stays Sent');
-  assert.equal(byStatus.get(3), final.length - 13, 'the rest Delivered');
-  // Credits: debits = messages × cost − refunds (Failed and Rejected).
-  const spent = final.reduce((s, m) => s + Number(m.credits), 0);
-  const refunded = final.filter((m) => m.status_id === 5 || m.status_id === 6).reduce((s, m) => s + Number(m.credits), 0);
-  const balance = Number((await store.db.selectFrom('credit_balances').select('available_credits').where('account_id', '=', q.accountId).executeTakeFirstOrThrow()).available_credits);
-  assert.equal(balance, q.initial - spent + refunded, 'the balance is exact');
-  // The carrier saw every message that was not Rejected, Rejected ones never; twice only within one batch per kill.
-  for (const m of final) {
-    const n = counts.get(m.id) ?? 0;
-    if (m.status_id === 6) assert.equal(n, 0, `message ${m.id} was Rejected, never submitted`);
-    else assert.ok(n >= 1, `message ${m.id} reached the carrier`);
-    // Delivered once: one receipt, for a submission the carrier really made.
-    if (m.status_id === 3 || m.status_id === 4) assert.ok(ids.get(m.id)!.has(m.carrier_message_id!), `message ${m.id}: its receipt is for a real submission`);
-    if (m.status_id === 3) assert.ok(m.delivered_at !== null && m.sent_at !== null);
-  }
-  // Each kill can leave at most one batch handed over but not recorded: one extra submit each.
-  const extra = [...counts.values()].reduce((sum, n) => sum + n - 1, 0);
-  assert.ok(extra <= kills * BATCH, `at most one batch per kill reached the carrier again (${extra} extra submits)`);
-  t.diagnostic(
-    `${final.length} messages, ${kills} kills: ${extra} extra submits (bound ${kills * BATCH}), ` +
-      `balance ${balance} = ${q.initial} − ${spent} + ${refunded}`,
-  );
-});
+    const final = await messagesOf(store, q.batchId);
+    const { counts, ids } = readJournals([journal]);
+    const byStatus = new Map<number, number>();
+    for (const m of final) byStatus.set(m.status_id, (byStatus.get(m.status_id) ?? 0) + 1);
+    assert.equal(byStatus.get(6), 10, 'the ten who opted out while queued: Rejected');
+    assert.equal(byStatus.get(5), 1, '+15005550002: Failed');
+    assert.equal(byStatus.get(4), 1, '+15005550001: Undelivered');
+    assert.equal(byStatus.get(2), 1, '+15005550003: stays Sent');
+    assert.equal(byStatus.get(3), final.length - 13, 'the rest Delivered');
+    // Credits: debits = messages × cost − refunds (Failed and Rejected).
+    const spent = final.reduce((s, m) => s + Number(m.credits), 0);
+    const refunded = final.filter((m) => m.status_id === 5 || m.status_id === 6).reduce((s, m) => s + Number(m.credits), 0);
+    const balance = Number(
+      (
+        await store.db
+          .selectFrom('credit_balances')
+          .select('available_credits')
+          .where('account_id', '=', q.accountId)
+          .executeTakeFirstOrThrow()
+      ).available_credits,
+    );
+    assert.equal(balance, q.initial - spent + refunded, 'the balance is exact');
+    // The carrier saw every message that was not Rejected, Rejected ones never; twice only within one batch per kill.
+    for (const m of final) {
+      const n = counts.get(m.id) ?? 0;
+      if (m.status_id === 6) assert.equal(n, 0, `message ${m.id} was Rejected, never submitted`);
+      else assert.ok(n >= 1, `message ${m.id} reached the carrier`);
+      // Delivered once: one receipt, for a submission the carrier really made.
+      if (m.status_id === 3 || m.status_id === 4)
+        assert.ok(ids.get(m.id)!.has(m.carrier_message_id!), `message ${m.id}: its receipt is for a real submission`);
+      if (m.status_id === 3) assert.ok(m.delivered_at !== null && m.sent_at !== null);
+    }
+    // Each kill can leave at most one batch handed over but not recorded: one extra submit each.
+    const extra = [...counts.values()].reduce((sum, n) => sum + n - 1, 0);
+    assert.ok(extra <= kills * BATCH, `at most one batch per kill reached the carrier again (${extra} extra submits)`);
+    t.diagnostic(
+      `${final.length} messages, ${kills} kills: ${extra} extra submits (bound ${kills * BATCH}), ` +
+        `balance ${balance} = ${q.initial} − ${spent} + ${refunded}`,
+    );
+  },
+);
 
 storeTest('two msgsvc worker processes on one database: each message submitted exactly once', { timeout: 60_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'msgsvc-dispatch-two-'));
@@ -184,18 +250,46 @@ storeTest('two msgsvc worker processes on one database: each message submitted e
   const databaseUrl = await testDatabaseUrl(dir);
   const store = openStore(parseDatabaseUrl(databaseUrl));
   t.after(() => store.close());
-  const q = await queue(store, 2000, 'two workers');
+  await migrateToLatest(store);
   const journals = [join(dir, 'journal-a'), join(dir, 'journal-b')];
   const workers = journals.map((journal) =>
-    startWorker(databaseUrl, { MSGSVC_SANDBOX_JOURNAL: journal, MSGSVC_SANDBOX_SUBMIT_MS: '5', MSGSVC_SANDBOX_RECEIPT_MS: '0', MSGSVC_DISPATCH_BATCH: '50' }),
+    startWorker(databaseUrl, {
+      MSGSVC_SANDBOX_JOURNAL: journal,
+      MSGSVC_SANDBOX_SUBMIT_MS: '5',
+      MSGSVC_SANDBOX_RECEIPT_MS: '0',
+      MSGSVC_DISPATCH_BATCH: '50',
+      LOG_LEVEL: 'info',
+    }),
   );
   for (const w of workers) t.after(() => w.child.kill('SIGKILL'));
-  await waitFor('every message to reach a final state', async () => (await messagesOf(store, q.batchId)).every(FINAL), 40_000, () => workers.map((w) => w.output()).join('\n'));
+  // Both workers polling before the first message is queued: on a loaded machine one process can
+  // start seconds after the other, which would take every message before the second one looks.
+  await waitFor(
+    'both workers to start dispatching',
+    () => workers.every((w) => w.output().includes('msgsvc worker: dispatching')),
+    30_000,
+    () => workers.map((w) => w.output()).join('\n'),
+  );
+  const q = await queue(store, 2000, 'two workers');
+  await waitFor(
+    'every message to reach a final state',
+    async () => (await messagesOf(store, q.batchId)).every(FINAL),
+    40_000,
+    () => workers.map((w) => w.output()).join('\n'),
+  );
   for (const w of workers) w.child.kill('SIGTERM');
   await Promise.all(workers.map((w) => w.exited));
   const { counts, perFile } = readJournals(journals);
   const final = await messagesOf(store, q.batchId);
-  for (const m of final) assert.equal(counts.get(m.id) ?? 0, m.status_id === 6 ? 0 : 1, `message ${m.id} submitted ${m.status_id === 6 ? 'never (Rejected)' : 'exactly once'}`);
-  assert.ok(perFile.every((n) => n > 0), `both workers submitted (${perFile.join(' / ')})`);
+  for (const m of final)
+    assert.equal(
+      counts.get(m.id) ?? 0,
+      m.status_id === 6 ? 0 : 1,
+      `message ${m.id} submitted ${m.status_id === 6 ? 'never (Rejected)' : 'exactly once'}`,
+    );
+  assert.ok(
+    perFile.every((n) => n > 0),
+    `both workers submitted (${perFile.join(' / ')})`,
+  );
   t.diagnostic(`${final.length} messages over two workers: ${perFile.join(' / ')} submits`);
 });

@@ -10,7 +10,19 @@ import fc from 'fast-check';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { smsSegments } from '../../src/domain/segments.ts';
 import {
-  CMD, PduReader, TAG, decodeGsm, decodeShortMessage, decodeUcs2, encodePdu, encodeShortMessage, encodeText, parseReceipt, receiptOutcome, splitUdh, statusName,
+  CMD,
+  PduReader,
+  TAG,
+  decodeGsm,
+  decodeShortMessage,
+  decodeUcs2,
+  encodePdu,
+  encodeShortMessage,
+  encodeText,
+  parseReceipt,
+  receiptOutcome,
+  splitUdh,
+  statusName,
 } from '../../src/dispatch/smpp-codec.ts';
 import { parseSmppUrl } from '../../src/lib/smpp-url.ts';
 
@@ -48,16 +60,39 @@ test('SMPP codec: GSM-7 unpacked, one septet per octet; extension characters as 
 
 test('SMPP codec: PDUs split and joined across any chunk boundaries; a bad length is refused', () => {
   const sm = encodeShortMessage({
-    serviceType: '', sourceTon: 1, sourceNpi: 1, source: '15551230001', destTon: 0, destNpi: 1, dest: '55155', esmClass: 0x04, protocolId: 0, priority: 0,
-    scheduleDeliveryTime: '', validityPeriod: '', registeredDelivery: 0, replaceIfPresent: 0, dataCoding: 0, smDefaultMsgId: 0,
+    serviceType: '',
+    sourceTon: 1,
+    sourceNpi: 1,
+    source: '15551230001',
+    destTon: 0,
+    destNpi: 1,
+    dest: '55155',
+    esmClass: 0x04,
+    protocolId: 0,
+    priority: 0,
+    scheduleDeliveryTime: '',
+    validityPeriod: '',
+    registeredDelivery: 0,
+    replaceIfPresent: 0,
+    dataCoding: 0,
+    smDefaultMsgId: 0,
     shortMessage: Buffer.from('id:abc sub:001 dlvrd:000 submit date:2611231200 done date:2611231201 stat:UNDELIV err:012 text:'),
-    tlvs: [{ tag: TAG.receipted_message_id, value: Buffer.from('abc\0') }, { tag: TAG.message_state, value: Buffer.from([5]) }],
+    tlvs: [
+      { tag: TAG.receipted_message_id, value: Buffer.from('abc\0') },
+      { tag: TAG.message_state, value: Buffer.from([5]) },
+    ],
   });
   const stream = Buffer.concat([encodePdu(CMD.deliver_sm, 0, 7, sm), encodePdu(CMD.enquire_link, 0, 8)]);
   for (let cut = 1; cut < stream.length; cut += 7) {
     const r = new PduReader();
     const pdus = [...r.push(stream.subarray(0, cut)), ...r.push(stream.subarray(cut))];
-    assert.deepEqual(pdus.map((p) => [p.commandId, p.sequence]), [[CMD.deliver_sm, 7], [CMD.enquire_link, 8]]);
+    assert.deepEqual(
+      pdus.map((p) => [p.commandId, p.sequence]),
+      [
+        [CMD.deliver_sm, 7],
+        [CMD.enquire_link, 8],
+      ],
+    );
   }
   const decoded = decodeShortMessage(new PduReader().push(stream)[0]!.body);
   assert.deepEqual(parseReceipt(decoded), { ids: ['abc'], stat: 'UNDELIV', err: '012' });
@@ -65,15 +100,57 @@ test('SMPP codec: PDUs split and joined across any chunk boundaries; a bad lengt
 });
 
 test('SMPP codec: receipts by text alone, states, status names', () => {
-  const base = { serviceType: '', sourceTon: 0, sourceNpi: 0, source: '', destTon: 0, destNpi: 0, dest: '', esmClass: 4, protocolId: 0, priority: 0, scheduleDeliveryTime: '', validityPeriod: '', registeredDelivery: 0, replaceIfPresent: 0, dataCoding: 0, smDefaultMsgId: 0 };
-  assert.deepEqual(parseReceipt({ ...base, shortMessage: Buffer.from('id:77 sub:001 dlvrd:001 submit date:x done date:y stat:DELIVRD err:000'), tlvs: new Map() }), { ids: ['77'], stat: 'DELIVRD', err: '000' });
+  const base = {
+    serviceType: '',
+    sourceTon: 0,
+    sourceNpi: 0,
+    source: '',
+    destTon: 0,
+    destNpi: 0,
+    dest: '',
+    esmClass: 4,
+    protocolId: 0,
+    priority: 0,
+    scheduleDeliveryTime: '',
+    validityPeriod: '',
+    registeredDelivery: 0,
+    replaceIfPresent: 0,
+    dataCoding: 0,
+    smDefaultMsgId: 0,
+  };
+  assert.deepEqual(
+    parseReceipt({
+      ...base,
+      shortMessage: Buffer.from('id:77 sub:001 dlvrd:001 submit date:x done date:y stat:DELIVRD err:000'),
+      tlvs: new Map(),
+    }),
+    { ids: ['77'], stat: 'DELIVRD', err: '000' },
+  );
   assert.equal(parseReceipt({ ...base, shortMessage: Buffer.from('no id here'), tlvs: new Map() }), undefined);
-  assert.deepEqual(['DELIVRD', 'UNDELIV', 'EXPIRED', 'REJECTD', 'UNKNOWN', 'DELETED', 'ENROUTE', 'ACCEPTD'].map(receiptOutcome), ['delivered', 'undelivered', 'undelivered', 'undelivered', 'undelivered', 'undelivered', 'intermediate', 'intermediate']);
-  assert.deepEqual([statusName(0x58), statusName(0x14), statusName(0x0b), statusName(0x401)], ['ESME_RTHROTTLED', 'ESME_RMSGQFUL', 'ESME_RINVDSTADR', 'ESME_0x00000401']);
+  assert.deepEqual(['DELIVRD', 'UNDELIV', 'EXPIRED', 'REJECTD', 'UNKNOWN', 'DELETED', 'ENROUTE', 'ACCEPTD'].map(receiptOutcome), [
+    'delivered',
+    'undelivered',
+    'undelivered',
+    'undelivered',
+    'undelivered',
+    'undelivered',
+    'intermediate',
+    'intermediate',
+  ]);
+  assert.deepEqual(
+    [statusName(0x58), statusName(0x14), statusName(0x0b), statusName(0x401)],
+    ['ESME_RTHROTTLED', 'ESME_RMSGQFUL', 'ESME_RINVDSTADR', 'ESME_0x00000401'],
+  );
 });
 
 test('SMPP settings: MSGSVC_SMPP_URL chooses the carrier; bad URLs and values are refused at start without echoing the password', () => {
-  assert.deepEqual(parseSmppUrl('smpps://user%40x:p%3Ass@smsc.example:3550'), { tls: true, host: 'smsc.example', port: 3550, systemId: 'user@x', password: 'p:ss' });
+  assert.deepEqual(parseSmppUrl('smpps://user%40x:p%3Ass@smsc.example:3550'), {
+    tls: true,
+    host: 'smsc.example',
+    port: 3550,
+    systemId: 'user@x',
+    password: 'p:ss',
+  });
   assert.equal(parseSmppUrl('smpp://u:p@[::1]').port, 2775);
   const base = { DATABASE_URL: ':memory:' };
   const c = loadConfig({ ...base, MSGSVC_SMPP_URL: 'smpp://u:p@127.0.0.1:2775' });
@@ -87,6 +164,9 @@ test('SMPP settings: MSGSVC_SMPP_URL chooses the carrier; bad URLs and values ar
     [{ MSGSVC_CARRIER: 'smpp' }, /needs MSGSVC_SMPP_URL/],
     [{ MSGSVC_SMPP_URL: 'smpp://u:p@h', MSGSVC_SMPP_WINDOW: '0' }, /MSGSVC_SMPP_WINDOW/],
   ] as const) {
-    assert.throws(() => loadConfig({ ...base, ...env }), (err: Error) => err instanceof ConfigError && re.test(err.message) && !err.message.includes('toolongpassword'));
+    assert.throws(
+      () => loadConfig({ ...base, ...env }),
+      (err: Error) => err instanceof ConfigError && re.test(err.message) && !err.message.includes('toolongpassword'),
+    );
   }
 });

@@ -53,7 +53,11 @@ export async function buildTestApp(
   const config = testConfig(await testDatabaseUrl(dir), overrides);
   const store = openStore(config.database);
   await migrateToLatest(store);
-  const app = buildApp(config, { store, ...(options.logDestination ? { logDestination: options.logDestination } : {}), ...(options.clock ? { clock: options.clock } : {}) });
+  const app = buildApp(config, {
+    store,
+    ...(options.logDestination ? { logDestination: options.logDestination } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   await app.ready();
   const mappers = recordMappers(createTimeFormat(config.timeZone));
   let closed = false;

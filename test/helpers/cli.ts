@@ -71,11 +71,11 @@ export function spawnServe(t: { after(fn: () => unknown): void }, args: string[]
   let stdout = '';
   let stderr = '';
   const listeners = new Set<() => void>();
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     stdout += chunk;
     for (const l of listeners) l();
   });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
   });
   let exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;

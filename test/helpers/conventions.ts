@@ -64,7 +64,7 @@ export interface Setup {
   demo: DemoAccount;
   token: string;
   /** `path` with the demo token (and `extra` query text). */
-  url(path: string, extra?: string): string;
+  url: (path: string, extra?: string) => string;
   inject: TestApp['app']['inject'];
 }
 
@@ -81,7 +81,7 @@ export async function setup(
     demo,
     token: demo.token,
     url: (path, extra = '') => withToken(path, demo.token, extra),
-    inject: ctx.app.inject.bind(ctx.app) as TestApp['app']['inject'],
+    inject: ctx.app.inject.bind<TestApp['app']['inject']>(ctx.app),
   };
 }
 

@@ -40,7 +40,18 @@ export interface PhoneRequest {
   body: string;
 }
 
-const EVENTS = new Set(['sms:received', 'sms:sent', 'sms:delivered', 'sms:failed', 'system:ping', 'sms:data-received', 'mms:received', 'mms:downloaded', 'app:started', 'sms:cancelled']);
+const EVENTS = new Set([
+  'sms:received',
+  'sms:sent',
+  'sms:delivered',
+  'sms:failed',
+  'system:ping',
+  'sms:data-received',
+  'mms:received',
+  'mms:downloaded',
+  'app:started',
+  'sms:cancelled',
+]);
 
 export interface FakePhoneOptions {
   username?: string;
@@ -154,7 +165,10 @@ export class FakePhone {
       return m ? json(200, this.state(m)) : json(404);
     }
     if (req.method === 'GET' && route === '/webhooks') {
-      return json(200, [...this.webhooks.values()].map((w) => ({ id: w.id, deviceId: null, url: w.url, event: w.event, source: 'Local' })));
+      return json(
+        200,
+        [...this.webhooks.values()].map((w) => ({ id: w.id, deviceId: null, url: w.url, event: w.event, source: 'Local' })),
+      );
     }
     if (req.method === 'POST' && route === '/webhooks') {
       const target = typeof parsed['url'] === 'string' ? parsed['url'] : '';
@@ -227,7 +241,11 @@ export class FakePhone {
    * `X-Timestamp` the Unix seconds (default now), `X-Signature` the hex HMAC-SHA256 of body +
    * timestamp keyed with the phone's signing key (or `key`).
    */
-  signedEvent(event: string, payload: Record<string, unknown>, o: { id?: string; webhookId?: string; timestamp?: number; key?: string } = {}) {
+  signedEvent(
+    event: string,
+    payload: Record<string, unknown>,
+    o: { id?: string; webhookId?: string; timestamp?: number; key?: string } = {},
+  ) {
     const body = JSON.stringify({
       id: o.id ?? randomBytes(10).toString('base64url'),
       webhookId: o.webhookId ?? [...this.webhooks.values()].find((w) => w.event === event)?.id ?? 'none',
@@ -236,7 +254,9 @@ export class FakePhone {
       payload,
     });
     const timestamp = String(o.timestamp ?? Math.floor(Date.now() / 1000));
-    const signature = createHmac('sha256', o.key ?? this.signingKey).update(body + timestamp).digest('hex');
+    const signature = createHmac('sha256', o.key ?? this.signingKey)
+      .update(body + timestamp)
+      .digest('hex');
     return { body, headers: { 'Content-Type': 'application/json; charset=UTF-8', 'X-Timestamp': timestamp, 'X-Signature': signature } };
   }
 
@@ -246,7 +266,11 @@ export class FakePhone {
    * @returns the receiver's status and body text.
    * @throws Error when no webhook is registered for the event.
    */
-  async fire(event: string, payload: Record<string, unknown>, o: { id?: string; timestamp?: number; key?: string; tamper?: (body: string) => string } = {}): Promise<{ status: number; body: string }> {
+  async fire(
+    event: string,
+    payload: Record<string, unknown>,
+    o: { id?: string; timestamp?: number; key?: string; tamper?: (body: string) => string } = {},
+  ): Promise<{ status: number; body: string }> {
     const hook = [...this.webhooks.values()].find((w) => w.event === event);
     if (!hook) throw new Error(`no webhook registered for ${event}`);
     const signed = this.signedEvent(event, payload, { ...o, webhookId: hook.id });

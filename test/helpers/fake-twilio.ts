@@ -149,7 +149,8 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
         fake.probes++;
         return play(req, res, fake.probeAnswer(), () => send(res, { status: 200, json: { sid: accountSid, status: 'active' } }));
       }
-      if (req.method !== 'POST' || path !== messagesPath) return send(res, { status: 404, json: { code: 20404, message: 'The requested resource was not found', status: 404 } });
+      if (req.method !== 'POST' || path !== messagesPath)
+        return send(res, { status: 404, json: { code: 20404, message: 'The requested resource was not found', status: 404 } });
       const submit: FakeTwilioSubmit = {
         n: fake.submits.length + 1,
         path,
@@ -164,10 +165,26 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
       res.on('close', () => fake.inFlight.now--);
       const answer = await fake.answer(submit);
       play(req, res, answer, () => {
-        if (submit.authorization !== expectedAuth) return send(res, { status: 401, json: { code: 20003, message: 'Authenticate', more_info: 'https://www.twilio.com/docs/errors/20003', status: 401 } });
-        if (typeof submit.form.To !== 'string' || submit.form.To === '') return send(res, { status: 400, json: { code: 21604, message: "A 'To' phone number is required.", status: 400 } });
+        if (submit.authorization !== expectedAuth)
+          return send(res, {
+            status: 401,
+            json: { code: 20003, message: 'Authenticate', more_info: 'https://www.twilio.com/docs/errors/20003', status: 401 },
+          });
+        if (typeof submit.form.To !== 'string' || submit.form.To === '')
+          return send(res, { status: 400, json: { code: 21604, message: "A 'To' phone number is required.", status: 400 } });
         submit.sid = twilioSid('SM');
-        send(res, { status: 201, json: { sid: submit.sid, account_sid: accountSid, to: submit.form.To, from: submit.form.From, body: submit.form.Body, status: 'queued', num_media: String([submit.form.MediaUrl ?? []].flat().length) } });
+        send(res, {
+          status: 201,
+          json: {
+            sid: submit.sid,
+            account_sid: accountSid,
+            to: submit.form.To,
+            from: submit.form.From,
+            body: submit.form.Body,
+            status: 'queued',
+            num_media: String([submit.form.MediaUrl ?? []].flat().length),
+          },
+        });
       });
     };
   });
@@ -196,7 +213,12 @@ export interface CallbackReply {
  * package over `url` and `params` with `authToken`. `signature` overrides the header (a string)
  * or leaves it out (null).
  */
-export async function postSignedCallback(url: string, authToken: string, params: Record<string, string | string[]>, signature?: string | null): Promise<CallbackReply> {
+export async function postSignedCallback(
+  url: string,
+  authToken: string,
+  params: Record<string, string | string[]>,
+  signature?: string | null,
+): Promise<CallbackReply> {
   const form = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) for (const x of [v].flat()) form.append(k, x);
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };

@@ -92,8 +92,8 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
   });
   let out = '';
   let err = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exited = once(child, 'exit').then(([code]) => code as number | null);
   const deadline = Date.now() + timeoutMs;
   const listening = async () => {

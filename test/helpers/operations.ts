@@ -67,7 +67,6 @@ export function call(app: FastifyInstance, o: CallOptions): Promise<LightMyReque
 // ---------------------------------------------------------------- XML oracle (API.md §2.3)
 
 function esc(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text
     .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '')
     .replace(/&/g, '&amp;')
@@ -75,7 +74,10 @@ function esc(text: string): string {
     .replace(/>/g, '&gt;');
 }
 
-function xmlElement(name: string, value: unknown): string {
+/** A JSON value as a record or JSON.parse gives it (undefined: a property left out). */
+type JsonValue = string | number | boolean | null | undefined | JsonValue[] | { [key: string]: JsonValue };
+
+function xmlElement(name: string, value: JsonValue): string {
   if (Array.isArray(value)) {
     return value.length === 0 ? `<${name}/>` : `<${name}>${value.map((v) => xmlElement('item', v)).join('')}</${name}>`;
   }
@@ -92,7 +94,7 @@ function xmlElement(name: string, value: unknown): string {
 
 /** The whole XML document API.md §2.3 prescribes for a payload (a record or a list of records). */
 export function xmlDocument(payload: unknown): string {
-  return `${XML_DECL}\n${xmlElement('response', payload)}\n`;
+  return `${XML_DECL}\n${xmlElement('response', payload as JsonValue)}\n`;
 }
 
 const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: false });

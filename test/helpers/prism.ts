@@ -54,9 +54,13 @@ export async function startPrism(document: object, { timeoutMs = 90_000 } = {}):
   writeFileSync(file, JSON.stringify(document));
   const port = await freePort();
   let out = '';
-  const child: ChildProcess = spawn(join(ROOT, 'node_modules/.bin/prism'), ['mock', file, '-p', String(port), '-h', '127.0.0.1', '--errors', '-v', 'warn'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    join(ROOT, 'node_modules/.bin/prism'),
+    ['mock', file, '-p', String(port), '-h', '127.0.0.1', '--errors', '-v', 'warn'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const keep = (b: Buffer) => {
     out = (out + b.toString('utf8')).slice(-20_000);
   };

@@ -16,6 +16,7 @@ export const REASON: Readonly<Record<number, string>> = {
   413: 'Request Entity Too Large',
   414: 'Request-URI Too Long',
   415: 'Unsupported Media Type',
+  416: 'Range Not Satisfiable',
   422: 'Unprocessable entity',
   429: 'Too Many Requests',
   431: 'Request Header Fields Too Large',

@@ -95,7 +95,7 @@ export class FakeSmsc {
     this.child = child;
     this.exited = once(child, 'exit');
     let buf = '';
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       buf += d.toString();
       let nl;
       while ((nl = buf.indexOf('\n')) >= 0) {
@@ -108,7 +108,7 @@ export class FakeSmsc {
         }
       }
     });
-    child.stderr!.on('data', (d: Buffer) => (this.stderr += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (this.stderr += d.toString()));
     const from = this.events.length;
     const listening = await this.waitFor((e) => e.ev === 'listening', 10_000, 'the SMSC to listen', from);
     this.port = listening.port as number;
@@ -224,7 +224,7 @@ export async function startStunnel(target: number): Promise<Stunnel> {
   const bin = spawnSync('sh', ['-c', 'command -v stunnel4 || command -v stunnel'], { encoding: 'utf8' }).stdout.trim();
   const child = spawn(bin, [conf], { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
-  child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (log += d.toString()));
   const exited = once(child, 'exit');
   const deadline = Date.now() + 10_000;
   for (;;) {

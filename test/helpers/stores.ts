@@ -174,7 +174,10 @@ export function storeTest(name: string, a: StoreTestOptions | StoreTestFn, b?: S
   eachStore(options, ({ kind, skip }, rest) => {
     const title = `[${kind}] ${name}`;
     if (skip) test(title, { skip });
-    else current.run(kind, () => test(title, rest, (t) => fn(t, kind)));
+    else
+      current.run(kind, () => {
+        test(title, rest, (t) => fn(t, kind));
+      });
   });
 }
 
@@ -194,7 +197,10 @@ export function describeStores(
   eachStore(options, ({ kind, skip }, rest) => {
     const title = `[${kind}] ${name}`;
     if (skip) test(title, { skip });
-    else current.run(kind, () => describe(title, rest, () => fn(kind)));
+    else
+      current.run(kind, () => {
+        describe(title, rest, () => fn(kind));
+      });
   });
 }
 

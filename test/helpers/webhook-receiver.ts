@@ -40,7 +40,7 @@ export function verifyBoth(secret: string, headers: Record<string, string>, body
   const direct = directSignature(secret, headers['webhook-id']!, headers['webhook-timestamp']!, body);
   const given = headers['webhook-signature'] ?? '';
   const directOk = given.length === direct.length && timingSafeEqual(Buffer.from(given), Buffer.from(direct));
-  let libraryOk = false;
+  let libraryOk: boolean;
   try {
     // The library checks the timestamp against the real time (±5 min); tests on a manual clock far
     // from it pass its own time so only the signature is judged.

@@ -448,7 +448,7 @@ storeTest("API.md §3.1 the id parameter is read as PHP's FILTER_VALIDATE_INT re
 storeTest("API.md §4.5 integer fields: Yii2's /^[+-]?\\d+$/ with its final-newline quirk; 64 bits; no exponent", async () => {
   const { inject, url, demo } = await shared();
   const { entry, entryBody } = ids(demo);
-  const put = (frcontact: unknown) =>
+  const put = (frcontact: string) =>
     inject({
       method: 'PUT',
       url: url('/v1/custom-contact-fields-entry/update', `id=${entry}`),
@@ -567,7 +567,7 @@ storeTest('API.md §4.4 uniqueness and combination messages quote the value as t
 storeTest('API.md §2.5 fields= keeps only the named fields, in the record order, for records and lists, JSON and XML', async () => {
   const { inject, url, demo } = await shared();
   const { group } = ids(demo);
-  const numbers = JSON.parse((await inject({ url: url('/v1/numbers/index') })).body) as Record<string, unknown>[];
+  const numbers = JSON.parse((await inject({ url: url('/v1/numbers/index') })).body) as { Number: string; Status_Id: number }[];
   // A list: every record, the record's own order whatever the order asked, unknown names ignored.
   const list = await inject({ url: url('/v1/numbers/index', 'fields=Status_Id,%20Number%20,Nope,Number.x') });
   assert.equal(list.statusCode, 200);

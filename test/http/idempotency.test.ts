@@ -538,7 +538,7 @@ storeTest('24 hours by the injected clock: a replay until the last second, then 
     summary: 'counts its runs',
     success: 201,
     idempotent: true,
-    handler: () => async () => ({ Id: ++runs }),
+    handler: () => () => Promise.resolve({ Id: ++runs }),
   });
   const idempotency = createIdempotency(ctx.store, { now: () => clock });
   registerOperations(app, [op], { store: ctx.store, config: ctx.config, time: createTimeFormat('UTC') }, idempotency);

@@ -49,12 +49,12 @@ function sample(text: string, series: string): number | undefined {
 
 storeTest('GET /metrics shows the listed series after traffic, labelled by route template', async (t) => {
   const webhooks: WebhookDeliveryStats = { delivered: 3, retried: 2, failed: 1, pending: 4 };
-  let dispatcher: Dispatcher | undefined;
   const { app, store, demo } = await metricsApp(t, { MSGSVC_METRICS_TOKEN: TOKEN }, () => ({
-    dispatcherStats: () => dispatcher?.stats(),
+    // Read on a scrape only, when the dispatcher below exists.
+    dispatcherStats: () => dispatcher.stats(),
     webhookStats: () => webhooks,
   }));
-  dispatcher = new Dispatcher({
+  const dispatcher = new Dispatcher({
     store,
     carrier: createSandboxCarrier({ receiptMs: 60_000 }),
     clock: systemClock,
@@ -173,15 +173,14 @@ storeTest("the SMPP carrier's bind state and counters come through Dispatcher.st
     window: 1,
     async start() {},
     async stop() {},
-    async submit() {
-      return { kind: 'accepted', carrierMessageId: 'x' };
+    submit() {
+      return Promise.resolve({ kind: 'accepted', carrierMessageId: 'x' });
     },
     ready: () => status.bound,
     status: () => status,
   };
-  let dispatcher: Dispatcher | undefined;
-  const { app, store } = await metricsApp(t, { MSGSVC_METRICS_TOKEN: TOKEN }, () => ({ dispatcherStats: () => dispatcher?.stats() }));
-  dispatcher = new Dispatcher({ store, carrier, clock: systemClock, batchSize: 10, leaseMs: 1000, maxAttempts: 3, pollMs: 1000 });
+  const { app, store } = await metricsApp(t, { MSGSVC_METRICS_TOKEN: TOKEN }, () => ({ dispatcherStats: () => dispatcher.stats() }));
+  const dispatcher = new Dispatcher({ store, carrier, clock: systemClock, batchSize: 10, leaseMs: 1000, maxAttempts: 3, pollMs: 1000 });
   let text = (await app.inject({ url: '/metrics', headers: AUTH })).body;
   const url = 'url="smpp://smsc.example:2775"';
   assert.equal(sample(text, `msgsvc_smpp_bound{${url}}`), 1);

@@ -26,6 +26,7 @@ import { buildTestApp, withToken, type TestApp } from '../helpers/app.ts';
 import { gifImage, multipart, pngImage } from '../helpers/images.ts';
 import { storeTest } from '../helpers/stores.ts';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the OpenAPI document as JSON.parse gives it, walked by path; the assertions check the shapes
 type Json = Record<string, any>;
 
 /** One exchange to replay. */
@@ -68,7 +69,7 @@ class Conformance {
 
   /** The object at a JSON pointer of the document (`/a/b`, unescaped segments). */
   private at(segments: string[]): Json {
-    let v: any = this.doc;
+    let v: Json | undefined = this.doc;
     for (const s of segments) v = v?.[s];
     return v as Json;
   }
@@ -76,7 +77,7 @@ class Conformance {
   /** Follows a `$ref` to a component (responses, parameters, headers, schemas): [object, its segments]. */
   private deref(value: Json, segments: string[]): [Json, string[]] {
     if (typeof value?.$ref !== 'string') return [value, segments];
-    const target = (value.$ref as string).slice(2).split('/');
+    const target = value.$ref.slice(2).split('/');
     return this.deref(this.at(target), target);
   }
 
@@ -196,7 +197,7 @@ class Conformance {
     const method = ex.request.method.toLowerCase();
     const headers = Object.fromEntries(Object.entries(ex.request.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
     const path = this.doc.paths[url.pathname] as Json | undefined;
-    let op = path?.[method] as Json | undefined;
+    const op = path?.[method] as Json | undefined;
     let responses: [Json, string[]] | undefined;
     if (!op) {
       if (ex.request.component === undefined) request.push(`${method.toUpperCase()} ${url.pathname} is not in the document`);
@@ -474,6 +475,15 @@ async function replayAll(s: Session): Promise<void> {
   await read(s, '/v1/sms/index', 'per-page=5&Direction=Outbound', 'Id,BatchId,DateSent');
   await s.run({ method: 'GET', url: '/v1/sms/index?Status_Id=99', status: 422 });
   await read(s, '/v1/sms/view', `id=${sent}`, 'Status_Description');
+  await read(s, '/v1/sms/stats', 'interval=hour', 'Time,Credits');
+  await read(
+    s,
+    '/v1/sms/stats',
+    `from=${encodeURIComponent('2026-06-01 00:00:00')}&to=${encodeURIComponent('2026-06-07 23:59:59')}`,
+    'Outbound',
+  );
+  await s.run({ method: 'GET', url: '/v1/sms/stats?interval=week', status: 422 });
+  await s.run({ method: 'GET', url: '/v1/sms/stats?from=yesterday', headers: XML, status: 422 });
   const when = new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 19).replace('T', ' ');
   const scheduled = await s.create({
     method: 'POST',

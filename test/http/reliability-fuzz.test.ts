@@ -428,7 +428,8 @@ const wrongValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 3, arbitrary: nastyText },
   { weight: 1, arbitrary: fc.integer() },
   { weight: 1, arbitrary: fc.double() },
-  { weight: 1, arbitrary: fc.constantFrom(1e308, -1e308, 5e-324, -0, 2 ** 53, 2 ** 53 + 2, 9007199254740993, 1.5, -1, 0) },
+  // 2^53 + 1 has no double: only as text does it reach the wire intact (the integer rules take digit strings).
+  { weight: 1, arbitrary: fc.constantFrom(1e308, -1e308, 5e-324, -0, 2 ** 53, 2 ** 53 + 2, '9007199254740993', 1.5, -1, 0) },
   { weight: 1, arbitrary: fc.boolean() },
   { weight: 1, arbitrary: fc.constant(null) },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },

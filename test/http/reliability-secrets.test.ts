@@ -341,19 +341,19 @@ storeTest('secrets: token comparison is constant time (structural)', async (t) =
     if (typeof data === 'string' && data === current) calls.push(`${algorithm.toLowerCase()}(token)`);
   };
   const original = { timingSafeEqual: crypto.timingSafeEqual, createHash: crypto.createHash, hash: crypto.hash };
-  crypto.timingSafeEqual = ((a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {
+  crypto.timingSafeEqual = (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {
     calls.push(`timingSafeEqual(${a.byteLength},${b.byteLength})`);
     return original.timingSafeEqual(a, b);
-  }) as typeof crypto.timingSafeEqual;
-  crypto.createHash = ((algorithm: string, options?: crypto.HashOptions) => {
+  };
+  crypto.createHash = (algorithm: string, options?: crypto.HashOptions) => {
     const h = original.createHash(algorithm, options);
     const update = h.update.bind(h) as (data: unknown, encoding?: unknown) => crypto.Hash;
-    h.update = ((data: unknown, encoding?: unknown) => {
+    h.update = (data: unknown, encoding?: unknown) => {
       noteHash(algorithm, data);
       return update(data, encoding);
-    }) as typeof h.update;
+    };
     return h;
-  }) as typeof crypto.createHash;
+  };
   if (original.hash) {
     crypto.hash = ((algorithm: string, data: crypto.BinaryLike, outputEncoding?: crypto.BinaryToTextEncoding) => {
       noteHash(algorithm, data);

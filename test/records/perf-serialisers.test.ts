@@ -21,6 +21,7 @@ import type { ScheduledMessageRow } from '../../src/records/scheduled-messages.t
 import { createTimeFormat } from '../../src/lib/time.ts';
 import type { MediaRow, MmsTemplateRow } from '../../src/records/media.ts';
 import { mediaRecord, mmsTemplateRecord } from '../../src/records/media.ts';
+import { statsBucketRecord, type StatsBucketRow } from '../../src/records/message-stats.ts';
 import { batchRecord, messageRecord } from '../../src/records/messages.ts';
 import type { BatchRow, MessageRow } from '../../src/records/messages.ts';
 import { OPERATIONS } from '../../src/http/routes/index.ts';
@@ -180,6 +181,18 @@ const templateRow: fc.Arbitrary<MmsTemplateRow> = fc.record({
   media_ids: fc.array(id, { minLength: 1, maxLength: 10 }),
 });
 const toMedia = mediaRecord(createTimeFormat('UTC'));
+const count = fc.nat({ max: 2 ** 40 });
+const statsRow: fc.Arbitrary<StatsBucketRow> = fc.record({
+  start: epoch,
+  outbound: count,
+  inbound: count,
+  delivered: count,
+  undelivered: count,
+  failed: count,
+  rejected: count,
+  credits: count,
+});
+const toStatsBucket = statsBucketRecord(createTimeFormat('UTC'));
 const toTemplate = mmsTemplateRecord(createTimeFormat('UTC'));
 
 const BODIES: Record<string, fc.Arbitrary<unknown>> = {
@@ -221,6 +234,8 @@ const BODIES: Record<string, fc.Arbitrary<unknown>> = {
   '/v1/sms/send-group': batchRow.map(toBatch),
   '/v1/sms/index': fc.array(logRow, { maxLength: 5 }).map((rows) => rows.map(toMessage)),
   '/v1/sms/view': logRow.map(toMessage),
+  // API.md §10.9: the stats buckets, every count an integer.
+  '/v1/sms/stats': fc.array(statsRow, { maxLength: 5 }).map((rows) => rows.map(toStatsBucket)),
   // API.md §10.6 scheduled messages: one scheduled single message record (cancel-scheduled is 204).
   '/v1/sms/schedule': messageRow.map(mappers.scheduledMessage),
   '/v1/sms/view-scheduled': messageRow.map(mappers.scheduledMessage),

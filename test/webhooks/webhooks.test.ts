@@ -99,7 +99,7 @@ storeTest('webhooks CRUD: create 201 with Location and Secret (once), view/index
     body: { Url: 'http://127.0.0.1:9/x', Events: ['message.delivered', 'contact.opted_out'] },
   });
   assert.equal(res.statusCode, 201, res.body);
-  const created = JSON.parse(res.body) as Record<string, unknown>;
+  const created = JSON.parse(res.body) as Record<string, unknown> & { Id: number };
   assert.deepEqual(Object.keys(created), ['Id', 'Url', 'Events', 'Active', 'DateCreated', 'DateUpdated', 'Secret']);
   assert.match(String(created.Secret), /^whsec_[A-Za-z0-9+/]{43}=$/);
   assert.equal(Buffer.from(String(created.Secret).slice(6), 'base64').length, 32);

@@ -105,6 +105,15 @@ export const RECORDS: Readonly<Record<string, Shape>> = {
       "int"
     ]
   },
+  "StatsBucket": {
+    "Outbound": "int",
+    "Inbound": "int",
+    "Delivered": "int",
+    "Undelivered": "int",
+    "Failed": "int",
+    "Rejected": "int",
+    "Credits": "int"
+  },
   "Batch": {
     "Id": "int",
     "GroupId": "int",
@@ -186,6 +195,9 @@ export const RESPONSES: Readonly<Record<string, Shape>> = {
     "#Message"
   ],
   "GET /v1/sms/view 200": "#Message",
+  "GET /v1/sms/stats 200": [
+    "#StatsBucket"
+  ],
   "POST /v1/sms/schedule 201": "#ScheduledSingleMessage",
   "GET /v1/sms/view-scheduled 200": "#ScheduledSingleMessage",
   "PUT /v1/sms/update-scheduled 200": "#ScheduledSingleMessage",

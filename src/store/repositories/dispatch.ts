@@ -17,8 +17,19 @@ import type { Db } from '../types.ts';
  * message due again then), `lease_token` the claim's token, and `attempts` counts one more.
  */
 
-
-const RETURNING = ['id', 'account_id', 'number', 'mobile_phone', 'message', 'type_id', 'segments', 'credits', 'attempts', 'opt_out_exempt', 'mms_template_id'] as const;
+const RETURNING = [
+  'id',
+  'account_id',
+  'number',
+  'mobile_phone',
+  'message',
+  'type_id',
+  'segments',
+  'credits',
+  'attempts',
+  'opt_out_exempt',
+  'mms_template_id',
+] as const;
 
 /** A claimed message: what the carrier needs, and its cost for a refund (`attempts` counts this one). */
 export type ClaimedMessage = Pick<Row<'messages'>, (typeof RETURNING)[number]>;
@@ -34,7 +45,6 @@ export async function claimDue(db: Db, now: number, limit: number, leaseUntil: n
   const rows = await claim(db, now, limit, leaseUntil, token);
   return rows.map((r) => ({ ...r, credits: Number(r.credits) }));
 }
-
 
 const blocked = prepareQuery((db, idsJson: string) => ({
   compile: () =>
@@ -66,7 +76,17 @@ export async function findBlocked(db: Db, ids: readonly number[]): Promise<Map<n
 }
 
 const sent = prepareQuery(
-  (db, id: number, token: string, nowSeconds: number, carrier: string | null, carrierId: string, receiptStatus: number | null, receiptError: string | null, receiptDue: number | null) =>
+  (
+    db,
+    id: number,
+    token: string,
+    nowSeconds: number,
+    carrier: string | null,
+    carrierId: string,
+    receiptStatus: number | null,
+    receiptError: string | null,
+    receiptDue: number | null,
+  ) =>
     db
       .updateTable('messages')
       .set({
@@ -106,7 +126,19 @@ export async function markSent(
   receipt: AnnouncedReceipt | undefined,
   carrier: string | null = null,
 ): Promise<boolean> {
-  return (await sent.run(db, id, token, nowSeconds, carrier, carrierId, receipt?.statusId ?? null, receipt?.errorCode ?? null, receipt?.dueAt ?? null)) === 1;
+  return (
+    (await sent.run(
+      db,
+      id,
+      token,
+      nowSeconds,
+      carrier,
+      carrierId,
+      receipt?.statusId ?? null,
+      receipt?.errorCode ?? null,
+      receipt?.dueAt ?? null,
+    )) === 1
+  );
 }
 
 /** One accepted message of a claim, for markSentMany. */
@@ -142,7 +174,16 @@ const sentMany = prepareQuery((db, itemsJson: string, token: string, nowSeconds:
  */
 export async function markSentMany(db: Db, token: string, nowSeconds: number, items: readonly SentItem[]): Promise<Set<number>> {
   if (items.length === 0) return new Set();
-  const json = JSON.stringify(items.map((i) => ({ id: i.id, car: i.carrier, cid: i.carrierId, rs: i.receipt?.statusId ?? null, re: i.receipt?.errorCode ?? null, rd: i.receipt?.dueAt ?? null })));
+  const json = JSON.stringify(
+    items.map((i) => ({
+      id: i.id,
+      car: i.carrier,
+      cid: i.carrierId,
+      rs: i.receipt?.statusId ?? null,
+      re: i.receipt?.errorCode ?? null,
+      rd: i.receipt?.dueAt ?? null,
+    })),
+  );
   const rows = (await sentMany.all(db, json, token, nowSeconds)) as { id: number }[];
   return new Set(rows.map((r) => Number(r.id)));
 }
@@ -160,7 +201,13 @@ const ended = prepareQuery((db, id: number, token: string, statusId: number, err
  * Ends a held message Failed (5) or Rejected (6) with `errorCode`, if `token` still holds it.
  * @returns its account and credits (to refund, in the same transaction), or undefined when the lease was lost.
  */
-export async function markEnded(db: Db, id: number, token: string, statusId: 5 | 6, errorCode: string): Promise<Pick<Row<'messages'>, 'account_id' | 'credits'> | undefined> {
+export async function markEnded(
+  db: Db,
+  id: number,
+  token: string,
+  statusId: 5 | 6,
+  errorCode: string,
+): Promise<Pick<Row<'messages'>, 'account_id' | 'credits'> | undefined> {
   const row = await ended.first(db, id, token, statusId, errorCode);
   return row ? { account_id: row.account_id, credits: Number(row.credits) } : undefined;
 }
@@ -223,40 +270,13 @@ export async function applyDueReceipts(db: Db, now: number, limit: number, nowSe
 }
 
 /** applyDueReceipts, returning the messages applied (for their API.md §12.1 events, in the same transaction). */
-export async function applyDueReceiptRows(db: Db, now: number, limit: number, nowSeconds: number): Promise<Pick<Row<'messages'>, 'id' | 'account_id'>[]> {
+export async function applyDueReceiptRows(
+  db: Db,
+  now: number,
+  limit: number,
+  nowSeconds: number,
+): Promise<Pick<Row<'messages'>, 'id' | 'account_id'>[]> {
   return (await dueReceipts.all(db, now, limit, nowSeconds)) as Pick<Row<'messages'>, 'id' | 'account_id'>[];
-}
-
-const pushed = prepareQuery((db, carrierId: string, statusId: number, errorCode: string, deliveredAt: number | null) =>
-  db
-    .updateTable('messages')
-    .set({ status_id: statusId, error_code: errorCode, delivered_at: deliveredAt, receipt_status: null, receipt_error: null, receipt_due_at: null })
-    .where('carrier_message_id', '=', carrierId)
-    .where('status_id', '=', 2),
-);
-
-/**
- * Applies a receipt the carrier pushed (SMPP deliver_sm): the Sent message with this carrier id
- * becomes Delivered (3, DateDelivered `nowSeconds`) or Undelivered (4). A receipt for a message
- * no longer Sent changes nothing (receipts may come more than once).
- * @returns how many messages changed (0 or 1).
- */
-export async function applyReceipt(db: Db, carrierId: string, statusId: 3 | 4, errorCode: string, nowSeconds: number): Promise<number> {
-  return pushed.run(db, carrierId, statusId, errorCode, statusId === 3 ? nowSeconds : null);
-}
-
-const pushedReturning = prepareQuery((db, carrierId: string, statusId: number, errorCode: string, deliveredAt: number | null) =>
-  db
-    .updateTable('messages')
-    .set({ status_id: statusId, error_code: errorCode, delivered_at: deliveredAt, receipt_status: null, receipt_error: null, receipt_due_at: null })
-    .where('carrier_message_id', '=', carrierId)
-    .where('status_id', '=', 2)
-    .returning(['id', 'account_id']),
-);
-
-/** applyReceipt, returning the message changed (none or one), for its API.md §12.1 event in the same transaction. */
-export async function applyReceiptReturning(db: Db, carrierId: string, statusId: 3 | 4, errorCode: string, nowSeconds: number): Promise<Pick<Row<'messages'>, 'id' | 'account_id'>[]> {
-  return pushedReturning.all(db, carrierId, statusId, errorCode, statusId === 3 ? nowSeconds : null);
 }
 
 const anyDueReceipt = prepareQuery((db, now: number) =>

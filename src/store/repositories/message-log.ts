@@ -25,6 +25,8 @@ export interface NewMessage {
   optOutExempt: number;
   /** Epoch ms when the dispatcher should take it; null for a message it never takes (Received). */
   dueAt: number | null;
+  /** An outbound MMS's template (API.md §10.7), whose Message and MediaIds the dispatcher hands an MMS carrier; default none. */
+  mmsTemplateId?: number | null;
 }
 
 const insert = prepareQuery(
@@ -44,6 +46,7 @@ const insert = prepareQuery(
     optOutExempt: number,
     now: number,
     dueAt: number | null,
+    mmsTemplateId: number | null,
   ) =>
     db
       .insertInto('messages')
@@ -65,6 +68,7 @@ const insert = prepareQuery(
         delivered_at: null,
         due_at: dueAt,
         lease_token: null,
+        mms_template_id: mmsTemplateId,
         carrier_message_id: null,
         receipt_status: null,
         receipt_error: null,
@@ -91,6 +95,7 @@ export async function insertMessage(db: Db, accountId: number, m: NewMessage, no
     m.optOutExempt,
     now,
     m.dueAt,
+    m.mmsTemplateId ?? null,
   );
   return row!;
 }
@@ -124,11 +129,13 @@ const insertForGroup = prepareQuery(
     batchId: number,
     now: number,
     dueAt: number,
+    mmsTemplateId: number | null,
   ) => ({
     compile: () =>
-      sql`insert into messages (account_id, direction, number, mobile_phone, message, type_id, status_id, segments, credits, batch_id, created_at, due_at)
+      sql`insert into messages (account_id, direction, number, mobile_phone, message, type_id, status_id, segments, credits, batch_id, created_at, due_at, mms_template_id)
         select cast(${accountId} as integer), 1, cast(${number} as text), c.number, cast(${message} as text), cast(${typeId} as integer), 1,
-          cast(${segments} as integer), cast(${credits} as bigint), cast(${batchId} as integer), cast(${now} as bigint), cast(${dueAt} as bigint)
+          cast(${segments} as integer), cast(${credits} as bigint), cast(${batchId} as integer), cast(${now} as bigint), cast(${dueAt} as bigint),
+          cast(${mmsTemplateId} as integer)
         from group_members gm
         join contacts c on c.account_id = gm.account_id and c.id = gm.contact_id
         where gm.group_id = ${groupId} and gm.account_id = ${accountId} and c.opted_out = 0
@@ -145,6 +152,8 @@ export interface GroupSend {
   /** Credits of ONE message. */
   credits: number;
   dueAt: number;
+  /** An MMS's template (see NewMessage); default none. */
+  mmsTemplateId?: number | null;
 }
 
 /**
@@ -159,7 +168,20 @@ export async function insertGroupMessages(
   m: GroupSend,
   now: number,
 ): Promise<number> {
-  return insertForGroup.run(db, accountId, groupId, m.number, m.message, m.typeId, m.segments, m.credits, batchId, now, m.dueAt);
+  return insertForGroup.run(
+    db,
+    accountId,
+    groupId,
+    m.number,
+    m.message,
+    m.typeId,
+    m.segments,
+    m.credits,
+    batchId,
+    now,
+    m.dueAt,
+    m.mmsTemplateId ?? null,
+  );
 }
 
 const members = prepareQuery((db, accountId: number, groupId: number) =>

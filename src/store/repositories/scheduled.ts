@@ -216,6 +216,7 @@ const CLAIM_RETURNING = [
   'status_id',
   'scheduled_at',
   'reserved_credits',
+  'mms_template_id',
 ] as const;
 
 /** A claimed scheduled message: what a check and a send need (`scheduled_at` epoch seconds; no reservation reads as 0). */

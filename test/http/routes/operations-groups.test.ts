@@ -333,6 +333,7 @@ storeTest('groups/update: KeywordId and ParentId set and cleared; only the field
   // 0 clears each; null leaves it.
   res = await put(events!.Id, { fname: 'Events 3', KeywordId: 0, ParentId: null });
   g = await groupFromDb(ctx, events!.Id);
+  assertBody(res, 'json', 200, g);
   assert.deepEqual([g.KeywordId, g.ParentId], [0, newsletter!.Id]);
   res = await put(events!.Id, { fname: 'Events 3', ParentId: '0' });
   assertBody(res, 'json', 200, await groupFromDb(ctx, events!.Id));

@@ -213,6 +213,7 @@ storeTest('account B cannot read or change account A records by id, frfield, frc
 
 storeTest('writes persist across a restart on the same database file', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'msgsvc-ops-restart-'));
+  // eslint-disable-next-line prefer-const -- the after hook reads it, and runs even when the test fails before the restart assigns it
   let second: TestApp | undefined;
   t.after(async () => {
     await second?.close();

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { buildApp } from '../../../src/app.ts';
 import type { Config } from '../../../src/config.ts';
 import { parseDatabaseUrl } from '../../../src/config.ts';
+import { parseCarriers } from '../../../src/lib/carrier-settings.ts';
 import { createDemoAccount, type DemoAccount } from '../../../src/domain/demo.ts';
 import { createTimeFormat } from '../../../src/lib/time.ts';
 import { recordMappers } from '../../../src/records/index.ts';
@@ -228,7 +229,8 @@ storeTest(
     const ctx = await buildTestApp(t);
     const demo = await ctx.seed();
     // What any other carrier's configuration looks like to the route (the SMPP carrier's setting comes with it).
-    const app = buildApp({ ...ctx.config, carrier: 'smpp' } as unknown as Config, { store: ctx.store });
+    const smppOnly = parseCarriers(undefined, { carrier: 'smpp', smppUrl: 'smpp://msgsvc:secret@127.0.0.1:2775' });
+    const app = buildApp({ ...ctx.config, carrier: 'smpp', carriers: smppOnly } as unknown as Config, { store: ctx.store });
     t.after(() => app.close());
     await app.ready();
     for (const wire of WIRES) {

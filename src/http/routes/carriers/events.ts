@@ -49,7 +49,8 @@ export const carrierEvents = defineCarrierRoute({
           break;
         case 'inbound': {
           const id = action.inbound.carrierMessageId ?? '';
-          if (id.length > CARRIER_MESSAGE_ID_MAX) throw new HttpError(400, `Bad Request: the event id is longer than ${CARRIER_MESSAGE_ID_MAX} characters.`);
+          if (id.length > CARRIER_MESSAGE_ID_MAX)
+            throw new HttpError(400, `Bad Request: the event id is longer than ${CARRIER_MESSAGE_ID_MAX} characters.`);
           const { from, to, text } = action.inbound;
           const result = await receiveCarrierInbound(deps, carrier.name, { from, to, text, carrierMessageId: id });
           if (result.kind === 'received' && result.outcome.received.length === 0) {

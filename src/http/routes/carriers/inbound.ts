@@ -27,8 +27,14 @@ export const carrierInbound = defineCarrierRoute({
       const params = signedTwilioForm(request, carrier, publicUrl, 'inbound');
       const text = parseInboundCallback(params);
       if (text.kind === 'malformed') throw new HttpError(400, `Bad Request: ${text.reason}.`);
-      if (text.messageSid.length > CARRIER_MESSAGE_ID_MAX) throw new HttpError(400, `Bad Request: MessageSid is longer than ${CARRIER_MESSAGE_ID_MAX} characters.`);
-      const result = await receiveCarrierInbound(deps, carrier.name, { from: text.from, to: text.to, text: text.text, carrierMessageId: text.messageSid });
+      if (text.messageSid.length > CARRIER_MESSAGE_ID_MAX)
+        throw new HttpError(400, `Bad Request: MessageSid is longer than ${CARRIER_MESSAGE_ID_MAX} characters.`);
+      const result = await receiveCarrierInbound(deps, carrier.name, {
+        from: text.from,
+        to: text.to,
+        text: text.text,
+        carrierMessageId: text.messageSid,
+      });
       if (result.kind === 'received' && result.outcome.received.length === 0) {
         request.log.warn({ reqId: request.id, carrier: carrier.name, to: text.to }, 'inbound text dropped: no account holds the number');
       }

@@ -2,7 +2,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../../../config.ts';
 import type { RouteDeps } from '../../operation.ts';
 import { HttpError, setWireHeader } from '../../wire.ts';
-import { CARRIER_BODY_LIMIT_BYTES, carrierNotFound, lenientFormat, type CarrierOf, type CarrierRoute, type HttpCarrierKind } from './common.ts';
+import {
+  CARRIER_BODY_LIMIT_BYTES,
+  carrierNotFound,
+  lenientFormat,
+  type CarrierOf,
+  type CarrierRoute,
+  type HttpCarrierKind,
+} from './common.ts';
 import { carrierEvents } from './events.ts';
 import { carrierInbound } from './inbound.ts';
 import { carrierMedia } from './media.ts';
@@ -15,7 +22,12 @@ import { carrierStatus } from './status.ts';
  * what API clients call. They are registered beside the probes, outside the /v1 scope whose hooks
  * authenticate and count requests, so none of those steps runs for them.
  */
-export const CARRIER_ROUTES: readonly CarrierRoute[] = [carrierStatus, carrierInbound, carrierMedia, carrierEvents] as readonly CarrierRoute[];
+export const CARRIER_ROUTES: readonly CarrierRoute[] = [
+  carrierStatus,
+  carrierInbound,
+  carrierMedia,
+  carrierEvents,
+] as readonly CarrierRoute[];
 
 /** Methods a carrier path answers 405 to (with Allow), when the name is a carrier of its kind. */
 const OTHER_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -47,7 +59,8 @@ export function registerCarrierRoutes(app: FastifyInstance, deps: RouteDeps): vo
     scope.addHook('onRequest', lenientFormat);
     for (const route of CARRIER_ROUTES) {
       const url = `/v1/carriers/:name/${route.action}`;
-      const known = (request: FastifyRequest, _reply: unknown, done: (err?: Error) => void) => done(carrierFor(request, route.kind) ? undefined : carrierNotFound());
+      const known = (request: FastifyRequest, _reply: unknown, done: (err?: Error) => void) =>
+        done(carrierFor(request, route.kind) ? undefined : carrierNotFound());
       const handle = route.handler(routeDeps);
       scope.route({
         method: route.method,

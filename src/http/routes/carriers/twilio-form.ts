@@ -19,7 +19,12 @@ const FORM = 'application/x-www-form-urlencoded';
  * provider decoded them, src/carriers/twilio-signature.ts).
  * @throws HttpError 415, 400 or 403.
  */
-export function signedTwilioForm(request: FastifyRequest, carrier: CarrierOf<'twilio'>, publicUrl: string, action: 'status' | 'inbound'): TwilioParams {
+export function signedTwilioForm(
+  request: FastifyRequest,
+  carrier: CarrierOf<'twilio'>,
+  publicUrl: string,
+  action: 'status' | 'inbound',
+): TwilioParams {
   const body = rawBodyOf(request);
   const mediaType = body.mediaType.trim().toLowerCase();
   if (body.raw.length > 0 && mediaType !== FORM) {
@@ -27,7 +32,9 @@ export function signedTwilioForm(request: FastifyRequest, carrier: CarrierOf<'tw
   }
   const params = parseFormBody(body.raw);
   if (params === 'malformed') throw new HttpError(400, `Bad Request: the body is not a valid ${FORM} form.`);
-  if (!verifyTwilioSignature(carrier.authToken, carrierUrl(publicUrl, carrier.name, action), params, request.headers['x-twilio-signature'])) {
+  if (
+    !verifyTwilioSignature(carrier.authToken, carrierUrl(publicUrl, carrier.name, action), params, request.headers['x-twilio-signature'])
+  ) {
     throw new HttpError(403, BAD_SIGNATURE);
   }
   return params;

@@ -4,6 +4,7 @@ import { smsSchedule } from './schedule.ts';
 import { smsSend } from './send.ts';
 import { smsSendGroup } from './send-group.ts';
 import { singleScheduleMessages } from './single-schedule-messages.ts';
+import { smsStats } from './stats.ts';
 import { smsUpdateScheduled } from './update-scheduled.ts';
 import { smsView } from './view.ts';
 import { smsViewScheduled } from './view-scheduled.ts';
@@ -15,6 +16,7 @@ export const sms = [
   smsSendGroup,
   smsIndex,
   smsView,
+  smsStats,
   smsSchedule,
   smsViewScheduled,
   smsUpdateScheduled,
