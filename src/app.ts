@@ -17,6 +17,7 @@ import { allowedMethodsOf, CONTROLLERS, operationsFor, registerCarrierRoutes } f
 import { registerOperations } from './http/operation.ts';
 import { createIdempotency } from './http/plugins/idempotency.ts';
 import { registerApiDocs } from './http/docs.ts';
+import { registerConsole } from './http/console.ts';
 import { fieldsHook } from './http/serializers/fields.ts';
 import {
   castHeaderNames,
@@ -59,6 +60,8 @@ export interface AppDeps {
   dispatcherStats?: () => DispatcherStats | undefined;
   /** The counters of the webhook delivery loop running in this process, for GET /metrics (absent: none runs here). */
   webhookStats?: () => WebhookDeliveryStats | undefined;
+  /** The built console GET /console serves (src/http/console.ts; default dist/console). */
+  consoleDir?: string;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -479,6 +482,8 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
   });
   // GET /openapi.json and the Swagger UI at /docs, without a token, built from the operations (src/http/docs.ts).
   registerApiDocs(app, operations);
+  // GET /console, the web console (docs/guides/console.md): static files, no token, own CSP (src/http/console.ts).
+  registerConsole(app, deps.consoleDir);
 
   // GET /metrics (Prometheus text), only when MSGSVC_METRICS_TOKEN is set and only with
   // `Authorization: Bearer <token>` (docs/guides/metrics.md); no /v1 token, no rate limit.

@@ -8408,6 +8408,10 @@ export interface operations {
                         database?: string;
                         redis?: string;
                         carrier?: string;
+                        /** @description Each configured carrier by name: `ok` or `unavailable` (present where the dispatcher runs). */
+                        carriers?: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -8424,6 +8428,10 @@ export interface operations {
                         database?: string;
                         redis?: string;
                         carrier?: string;
+                        /** @description Each configured carrier by name: `ok` or `unavailable` (present where the dispatcher runs). */
+                        carriers?: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };

@@ -1,0 +1,66 @@
+/**
+ * The console's one way to the API: the repository's typed client (clients/typescript) on this
+ * origin, with the token from sessionStorage (this tab only; never in a URL of the console, never
+ * logged). The API reads the token only from the `access_token` query parameter (docs/API.md §1.2),
+ * so the client puts it in each request's URL to this origin; the server masks it in its logs.
+ *
+ * Around every call: a 401 forgets the token and returns to sign-in; a 429 shows "slow down" while
+ * the client waits for `Retry-After` and retries.
+ */
+import { createMsgsvcClient, type MsgsvcClient } from '../../clients/typescript/src/index.ts';
+
+const TOKEN_KEY = 'msgsvc.console.token';
+
+export function storedToken(): string | undefined {
+  return sessionStorage.getItem(TOKEN_KEY) ?? undefined;
+}
+
+export function storeToken(token: string): void {
+  sessionStorage.setItem(TOKEN_KEY, token);
+}
+
+export function forgetToken(): void {
+  sessionStorage.removeItem(TOKEN_KEY);
+}
+
+/** What the shell shows about the API's answers: a 401 (sign in again), a 429 (seconds to wait). */
+export interface ApiEvents {
+  unauthorized(): void;
+  slowDown(retryAfterSeconds: number | undefined): void;
+}
+
+/** A client for `token`; `events` hears of every 401 and 429 (and of the first answer after a 429). */
+export function createApi(token: string, events: ApiEvents): MsgsvcClient {
+  return createMsgsvcClient({
+    baseUrl: location.origin,
+    accessToken: token,
+    maxRetries: 10,
+    maxRetryDelayMs: 60_000,
+    fetch: async (request) => {
+      const response = await fetch(request);
+      if (response.status === 401) {
+        forgetToken();
+        events.unauthorized();
+      } else if (response.status === 429) {
+        const seconds = Number(response.headers.get('Retry-After'));
+        events.slowDown(Number.isFinite(seconds) && seconds > 0 ? seconds : undefined);
+      } else {
+        events.slowDown(undefined);
+      }
+      return response;
+    },
+  });
+}
+
+/** The API's error answer as one line: a 422's messages, or another error's `message`. */
+export function errorText(error: unknown, status: number): string {
+  if (Array.isArray(error)) return error.map((e: { message?: unknown }) => (typeof e.message === 'string' ? e.message : '')).join(' ');
+  if (typeof error === 'object' && error !== null && 'message' in error) return String(error.message);
+  return `The server answered ${status}.`;
+}
+
+/** The pages of a list answer (X-Pagination-* headers, docs/API.md §3.6). */
+export function pagination(response: Response): { page: number; pages: number; total: number } {
+  const n = (name: string) => Number(response.headers.get(name) ?? '0') || 0;
+  return { page: n('X-Pagination-Current-Page') || 1, pages: n('X-Pagination-Page-Count'), total: n('X-Pagination-Total-Count') };
+}

@@ -1,0 +1,120 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { components, MsgsvcClient } from '../../../clients/typescript/src/index.ts';
+import { errorText } from '../api.ts';
+import { StatsChart } from './chart.tsx';
+
+type Bucket = components['schemas']['StatsBucket'];
+type Scheduled = components['schemas']['ScheduledSingleMessage'];
+
+interface OverviewData {
+  credits: number | undefined;
+  buckets: Bucket[];
+  topErrors: [string, number][];
+  needAction: Scheduled[];
+}
+
+/** Scheduled messages with this status need action (docs/API.md §9.10: 2 Action Required). */
+const ACTION_REQUIRED = 2;
+
+/**
+ * The overview: credits (credits/balance), the last 7 days by day (sms/stats) as a chart with the
+ * delivery rate, the most common ErrorCodes of the latest 100 outbound messages (sms/index), and
+ * the scheduled messages needing action (sms/single-schedule-messages).
+ */
+export function Overview(props: { api: MsgsvcClient }) {
+  const [data, setData] = useState<OverviewData | undefined>();
+  const [error, setError] = useState<string | undefined>();
+
+  useEffect(() => {
+    let live = true;
+    void (async () => {
+      const { api } = props;
+      const [balance, stats, recent, scheduled] = await Promise.all([
+        api.GET('/v1/credits/balance'),
+        api.GET('/v1/sms/stats', { params: { query: { interval: 'day' } } }),
+        api.GET('/v1/sms/index', { params: { query: { Direction: 'Outbound', 'per-page': '100' } } }),
+        api.GET('/v1/sms/single-schedule-messages', { params: { query: { 'per-page': '100' } } }),
+      ]);
+      if (!live) return;
+      const failed = [balance, stats, recent, scheduled].find((r) => r.error !== undefined);
+      if (failed) return setError(errorText(failed.error, failed.response.status));
+      const errors = new Map<string, number>();
+      for (const m of recent.data ?? []) if (m.ErrorCode) errors.set(m.ErrorCode, (errors.get(m.ErrorCode) ?? 0) + 1);
+      setData({
+        credits: balance.data?.AvailableCredits,
+        buckets: stats.data ?? [],
+        topErrors: [...errors].sort((a, b) => b[1] - a[1]).slice(0, 5),
+        needAction: (scheduled.data ?? []).filter((s) => s.Status_Id === ACTION_REQUIRED),
+      });
+    })().catch(() => live && setError('The server could not be reached.'));
+    return () => {
+      live = false;
+    };
+  }, [props.api]);
+
+  if (error !== undefined)
+    return (
+      <p class="error" role="alert">
+        {error}
+      </p>
+    );
+  if (data === undefined) return <p role="status">Loading…</p>;
+
+  const sum = (key: keyof Bucket) => data.buckets.reduce((n, b) => n + Number(b[key] ?? 0), 0);
+  const outbound = sum('Outbound');
+  const delivered = sum('Delivered');
+  return (
+    <>
+      <h1>Overview</h1>
+      <div class="cards">
+        <section class="card" aria-labelledby="credits-h">
+          <h2 id="credits-h">Credits</h2>
+          <p class="figure" data-testid="credits">
+            {data.credits ?? '–'}
+          </p>
+        </section>
+        <section class="card" aria-labelledby="rate-h">
+          <h2 id="rate-h">Delivery rate, 7 days</h2>
+          <p class="figure">{outbound === 0 ? '–' : `${Math.round((delivered / outbound) * 100)}%`}</p>
+          <p class="hint">
+            {delivered} delivered of {outbound} sent
+          </p>
+        </section>
+      </div>
+      <section aria-labelledby="chart-h">
+        <h2 id="chart-h">Messages, last 7 days</h2>
+        <StatsChart buckets={data.buckets} />
+      </section>
+      <div class="cards">
+        <section class="card" aria-labelledby="errors-h">
+          <h2 id="errors-h">Most common errors</h2>
+          {data.topErrors.length === 0 ? (
+            <p class="hint">None in the latest 100 outbound messages.</p>
+          ) : (
+            <ul>
+              {data.topErrors.map(([code, count]) => (
+                <li key={code}>
+                  <code>{code}</code>: {count}
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+        <section class="card" aria-labelledby="action-h">
+          <h2 id="action-h">Scheduled messages needing action</h2>
+          {data.needAction.length === 0 ? (
+            <p class="hint">None.</p>
+          ) : (
+            <ul>
+              {data.needAction.map((s) => (
+                <li key={s.Id}>
+                  {s.DateTime} to {s.MobilePhone}: <span class="text">{s.Message}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      </div>
+    </>
+  );
+}
