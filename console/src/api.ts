@@ -26,11 +26,14 @@ export function forgetToken(): void {
 /** What the shell shows about the API's answers: a 401 (sign in again), a 429 (seconds to wait). */
 export interface ApiEvents {
   unauthorized(): void;
+  /** A call got 429 (`Retry-After` in seconds, 0 when absent); undefined once every such call got its answer. */
   slowDown(retryAfterSeconds: number | undefined): void;
 }
 
-/** A client for `token`; `events` hears of every 401 and 429 (and of the first answer after a 429). */
+/** A client for `token`; `events` hears of every 401 and 429, and when the calls that got a 429 have their answer. */
 export function createApi(token: string, events: ApiEvents): MsgsvcClient {
+  // The calls waiting on a 429 (method and path): the banner stays while any of them does.
+  const limited = new Set<string>();
   return createMsgsvcClient({
     baseUrl: location.origin,
     accessToken: token,
@@ -38,14 +41,17 @@ export function createApi(token: string, events: ApiEvents): MsgsvcClient {
     maxRetryDelayMs: 60_000,
     fetch: async (request) => {
       const response = await fetch(request);
+      const call = `${request.method} ${new URL(request.url).pathname}`;
+      if (response.status === 429) {
+        limited.add(call);
+        const seconds = Number(response.headers.get('Retry-After'));
+        events.slowDown(Number.isFinite(seconds) && seconds > 0 ? seconds : 0);
+      } else if (limited.delete(call) && limited.size === 0) {
+        events.slowDown(undefined);
+      }
       if (response.status === 401) {
         forgetToken();
         events.unauthorized();
-      } else if (response.status === 429) {
-        const seconds = Number(response.headers.get('Retry-After'));
-        events.slowDown(Number.isFinite(seconds) && seconds > 0 ? seconds : undefined);
-      } else {
-        events.slowDown(undefined);
       }
       return response;
     },

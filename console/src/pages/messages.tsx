@@ -40,6 +40,8 @@ export function Messages(props: { api: MsgsvcClient }) {
 
   useEffect(() => {
     let live = true;
+    // Another page or other filters: no stale rows meanwhile.
+    setRows(undefined);
     const load = async () => {
       const query: Record<string, string> = { page: String(page), 'per-page': PER_PAGE };
       for (const key of FILTER_KEYS) if (filters[key].trim() !== '') query[key] = filters[key].trim();
@@ -131,14 +133,22 @@ export function Messages(props: { api: MsgsvcClient }) {
             <tbody>
               {rows.map((m) => (
                 <tr key={m.Id}>
-                  <td>
+                  <td data-label="Id">
                     <a href={`#/messages/${m.Id}`}>{m.Id}</a>
                   </td>
-                  <td class="nowrap">{m.DateCreated}</td>
-                  <td>{m.Direction}</td>
-                  <td class="nowrap">{m.MobilePhone}</td>
-                  <td class="text">{m.Message}</td>
-                  <td data-status={m.Status_Description}>{m.Status_Description}</td>
+                  <td class="nowrap" data-label="Created">
+                    {m.DateCreated}
+                  </td>
+                  <td data-label="Direction">{m.Direction}</td>
+                  <td class="nowrap" data-label="Number">
+                    {m.MobilePhone}
+                  </td>
+                  <td class="text" data-label="Message">
+                    {m.Message}
+                  </td>
+                  <td data-label="Status" data-status={m.Status_Description}>
+                    {m.Status_Description}
+                  </td>
                 </tr>
               ))}
             </tbody>
