@@ -25,12 +25,16 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** The first-start banner: the demo account's token, then one curl line per operation. */
-function banner(token: string, curls: string[]): string {
+/**
+ * The first-start banner: the demo account's token, the console's address (`{url}/console`, to
+ * sign in with that token: it never goes in a URL), then one curl line per operation.
+ */
+function banner(token: string, url: string, curls: string[]): string {
   return [
     '',
     'msgsvc: the database had no account, so a demo account with sample data was created.',
     `Access token (shown once; only its hash is stored): ${token}`,
+    `Console: ${url}/console   (sign in with the access token above)`,
     'Try every operation (add -H "Accept: application/xml" for XML):',
     ...curls.map((c) => `  ${c}`),
     'More demo accounts: npx msgsvc demo   ·   turn this off: MSGSVC_DEMO=0',
@@ -46,7 +50,7 @@ export function serverUrl(host: string, port: number): string {
 
 /** Writes the first-start banner (the demo account's token and curl lines for `url`) to `print` (default stdout). */
 export function printDemoBanner(demo: DemoAccount, url: string, print: (text: string) => void = (t) => process.stdout.write(t)): void {
-  print(banner(demo.token, demoCurlLines(url, demo)) + '\n');
+  print(banner(demo.token, url, demoCurlLines(url, demo)) + '\n');
 }
 
 /**
@@ -64,7 +68,9 @@ export async function openPreparedStore(
     if (!options.migrated) await migrateToLatest(store);
     let firstStartDemo: DemoAccount | undefined;
     if (config.demo && (await countAccounts(store.db)) === 0) {
-      firstStartDemo = await createDemoAccount(store, recordMappers(createTimeFormat(config.timeZone)), config.defaultRegion);
+      firstStartDemo = await createDemoAccount(store, recordMappers(createTimeFormat(config.timeZone)), config.defaultRegion, undefined, {
+        history: true,
+      });
     }
     return { store, firstStartDemo };
   } catch (err) {

@@ -1,6 +1,7 @@
 /**
  * The console's shell: sign-in, the navigation, the "slow down" banner, and the pages by the URL's
- * hash (#/overview, #/messages, #/messages/<id>, #/compose). The hash never holds the token.
+ * hash (#/overview, #/messages, #/messages/<id>, #/compose, #/scheduled,
+ * #/contacts, #/groups, #/keywords, #/media, #/webhooks). The hash never holds the token.
  */
 import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
@@ -12,6 +13,12 @@ import { Overview } from './pages/overview.tsx';
 import { Messages } from './pages/messages.tsx';
 import { MessageDetails } from './pages/message-details.tsx';
 import { Compose } from './pages/compose.tsx';
+import { ScheduledMessages } from './pages/scheduled.tsx';
+import { Contacts } from './pages/contacts.tsx';
+import { Groups } from './pages/groups.tsx';
+import { Keywords } from './pages/keywords.tsx';
+import { MediaAndTemplates } from './pages/media.tsx';
+import { Webhooks } from './pages/webhooks.tsx';
 
 function currentRoute(): string {
   return location.hash.replace(/^#\/?/, '') || 'overview';
@@ -21,6 +28,12 @@ const PAGES: readonly { route: string; label: string }[] = [
   { route: 'overview', label: 'Overview' },
   { route: 'messages', label: 'Messages' },
   { route: 'compose', label: 'Compose' },
+  { route: 'scheduled', label: 'Scheduled' },
+  { route: 'contacts', label: 'Contacts' },
+  { route: 'groups', label: 'Groups' },
+  { route: 'keywords', label: 'Keywords' },
+  { route: 'media', label: 'Media and templates' },
+  { route: 'webhooks', label: 'Webhooks' },
 ];
 
 function App() {
@@ -67,6 +80,12 @@ function App() {
   if (page === 'messages' && id) content = <MessageDetails api={api} id={id} />;
   else if (page === 'messages') content = <Messages api={api} />;
   else if (page === 'compose') content = <Compose api={api} />;
+  else if (page === 'scheduled') content = <ScheduledMessages api={api} />;
+  else if (page === 'contacts') content = <Contacts api={api} />;
+  else if (page === 'groups') content = <Groups api={api} />;
+  else if (page === 'keywords') content = <Keywords api={api} />;
+  else if (page === 'media') content = <MediaAndTemplates api={api} />;
+  else if (page === 'webhooks') content = <Webhooks api={api} />;
   else content = <Overview api={api} />;
 
   return (

@@ -16,7 +16,7 @@ export function addDemoCommand(program: Command, config: () => Config): void {
     .action(async (opts: { json?: boolean; baseUrl: string }) => {
       const cfg = config();
       const demo = await withStore(cfg, (store) =>
-        createDemoAccount(store, recordMappers(createTimeFormat(cfg.timeZone)), cfg.defaultRegion),
+        createDemoAccount(store, recordMappers(createTimeFormat(cfg.timeZone)), cfg.defaultRegion, undefined, { history: true }),
       );
       if (opts.json) out(demo);
       else {

@@ -1,10 +1,13 @@
 import type { CountryCode } from 'libphonenumber-js';
 import { inTransaction, type Store } from '../store/db.ts';
+import type { Db } from '../store/types.ts';
 import * as accounts from '../store/repositories/accounts.ts';
+import * as credits from '../store/repositories/credits.ts';
 import * as contacts from '../store/repositories/contacts.ts';
 import * as fields from '../store/repositories/custom-fields.ts';
 import * as groups from '../store/repositories/groups.ts';
 import * as media from '../store/repositories/media.ts';
+import * as messageLog from '../store/repositories/message-log.ts';
 import * as messages from '../store/repositories/messages.ts';
 import * as numbers from '../store/repositories/numbers.ts';
 import { issueToken } from './accounts.ts';
@@ -12,6 +15,8 @@ import { normalisePhone } from './phone.ts';
 import { nowSeconds } from '../lib/time.ts';
 import { caseKey } from './text.ts';
 import { MEDIA_CHUNK_BYTES } from './media.ts';
+import { smsSegments } from './segments.ts';
+import { DIRECTION_INBOUND, DIRECTION_OUTBOUND, LOG_STATUS } from '../records/statuses.ts';
 import { pngImage } from '../lib/sample-images.ts';
 import type { ContactRecord } from '../records/contacts.ts';
 import type { CustomFieldRecord, CustomFieldValueRecord } from '../records/custom-fields.ts';
@@ -100,20 +105,33 @@ const CONTACT_COUNT = 50;
  * statuses, 50 contacts (some without birthday, email or city; some in two or more groups),
  * groups, custom fields with entries, and scheduled SMS and MMS in all three statuses.
  * Deterministic apart from ids and times, so docs and tests can rely on its shape.
+ *
+ * With `options.history`, also a week of message history (see `demoHistory`): the first-start
+ * demo and `msgsvc demo`, so the console's overview chart (API.md §10.9) is filled. The balance
+ * ends at 2500 credits either way.
+ * @param options.now the clock, epoch seconds (default now): with it, everything but ids and the token is fixed.
  */
-export async function createDemoAccount(store: Store, mappers: RecordMappers, region: CountryCode, name?: string): Promise<DemoAccount> {
-  const now = nowSeconds();
+export async function createDemoAccount(
+  store: Store,
+  mappers: RecordMappers,
+  region: CountryCode,
+  name?: string,
+  options: { now?: number; history?: boolean } = {},
+): Promise<DemoAccount> {
+  const now = options.now ?? nowSeconds();
   const day = 86_400;
   const accountName = name ?? `Demo account ${new Date(now * 1000).toISOString().slice(0, 19).replace('T', ' ')}`;
   const seeded = await inTransaction(store, async (tx) => {
     const accountId = await accounts.createAccount(tx, accountName, now);
     await accounts.changeCredits(tx, accountId, 2500, 'set', now);
+    const contactDigits: string[] = [];
     for (const n of DEMO_NUMBERS) {
       await numbers.insertNumber(tx, accountId, n.number, n.status, n.blockedDaysAgo ? now - n.blockedDaysAgo * day : null, now);
     }
     const contactIds: number[] = [];
     for (let i = 0; i < CONTACT_COUNT; i++) {
       const phone = normalisePhone(`+1555${String(2000000 + i * 7919).padStart(7, '0')}`, region)!;
+      contactDigits.push(phone.digits);
       const [city, zip] = CITIES[i % CITIES.length]!;
       const first = FIRST[i % FIRST.length]!;
       const last = LAST[(i * 7) % LAST.length]!;
@@ -229,10 +247,119 @@ export async function createDemoAccount(store: Store, mappers: RecordMappers, re
         }
       }
     }
+    if (options.history) await insertDemoHistory(tx, accountId, contactDigits, now);
     return { accountId, contactIds, groupIds: [newsletter, vip, events, staff], fieldIds: [color, tier] };
   });
   const { token } = await issueToken(store, seeded.accountId, 'demo');
   return readDemoAccount(store, mappers, seeded.accountId, accountName, token);
+}
+
+/** One message of the demo's history (see `demoHistory`). */
+export interface DemoHistoryMessage {
+  direction: number;
+  /** The account number's digits (sender of an outbound, recipient of an inbound). */
+  number: string;
+  /** The other party's digits. */
+  mobilePhone: string;
+  message: string;
+  /** Delivered, Undelivered or Failed (outbound), Received (inbound). */
+  statusId: number;
+  errorCode: string;
+  segments: number;
+  /** What it cost when sent (segments × 1 credit, the default price); 0 for an inbound. */
+  credits: number;
+  createdAt: number;
+  sentAt: number | null;
+  deliveredAt: number | null;
+}
+
+const OUTBOUND_TEXTS = [
+  'Hi {name}, your order is ready for pickup at our {city} store.',
+  'Reminder: your appointment is tomorrow at 10:00. Reply C to confirm.',
+  'Flash sale! 20% off everything today only. Reply STOP to opt out.',
+  'Hi {name}, thanks for visiting us! How did we do? Reply 1-5.',
+  'Your verification code is 482913.',
+  'Hi {name}! Our spring collection has arrived: new colours, new fabrics and a few surprises. Come and see it this weekend, and bring a friend: both of you get 15% off. Reply STOP to opt out.',
+  'Staff: the {city} shift starts at 08:00 tomorrow.',
+];
+const INBOUND_TEXTS = ['C', 'Thanks!', 'What time do you open on Saturday?', '5', 'Is the sale online too?', 'See you then 👍'];
+
+/**
+ * The demo's week of messages: for each of the 7 days before `now` (epoch seconds), 14 to 22
+ * outbound texts to contacts who have not opted out (about 80% Delivered, 12% Undelivered, 8%
+ * Failed) and 2 to 4 replies, at times spread over the day, all strictly before `now`. A pure
+ * function of its arguments (a fixed-seed generator), so the demo is the same for the same clock.
+ * @param contactDigits the contacts' numbers, in the demo's order (those with index % 11 = 5 opted out).
+ */
+export function demoHistory(contactDigits: readonly string[], now: number): DemoHistoryMessage[] {
+  let seed = 0x2545f491;
+  const next = (n: number) => {
+    seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+    return (seed >>> 8) % n;
+  };
+  const reachable = contactDigits.map((digits, i) => ({ digits, i })).filter(({ i }) => i % 11 !== 5);
+  const out: DemoHistoryMessage[] = [];
+  for (let d = 6; d >= 0; d--) {
+    const outbound = 14 + ((d * 5) % 9);
+    const inbound = 2 + (d % 3);
+    for (let k = 0; k < outbound + inbound; k++) {
+      // Within the 24 hours of day d before now: [now − (d + 1) days + 1 minute, now − d days − 1 minute].
+      const createdAt = now - d * 86_400 - 60 - next(86_400 - 120);
+      const { digits, i } = reachable[next(reachable.length)]!;
+      if (k >= outbound) {
+        out.push({
+          direction: DIRECTION_INBOUND,
+          number: '15550100001',
+          mobilePhone: digits,
+          message: INBOUND_TEXTS[next(INBOUND_TEXTS.length)]!,
+          statusId: LOG_STATUS.RECEIVED,
+          errorCode: '',
+          segments: 1,
+          credits: 0,
+          createdAt,
+          sentAt: null,
+          deliveredAt: null,
+        });
+        continue;
+      }
+      const [city] = CITIES[i % CITIES.length]!;
+      const message = OUTBOUND_TEXTS[next(OUTBOUND_TEXTS.length)]!.replace('{name}', FIRST[i % FIRST.length]!).replace('{city}', city);
+      const { segments } = smsSegments(message);
+      const roll = next(100);
+      const statusId = roll < 80 ? LOG_STATUS.DELIVERED : roll < 92 ? LOG_STATUS.UNDELIVERED : LOG_STATUS.FAILED;
+      out.push({
+        direction: DIRECTION_OUTBOUND,
+        number: k % 4 === 0 ? '55155' : '15550100001',
+        mobilePhone: digits,
+        message,
+        statusId,
+        errorCode: statusId === LOG_STATUS.UNDELIVERED ? 'UNDELIV' : statusId === LOG_STATUS.FAILED ? 'RETRIES_EXHAUSTED' : '',
+        segments,
+        credits: segments,
+        createdAt,
+        sentAt: statusId === LOG_STATUS.FAILED ? null : createdAt + 1,
+        deliveredAt: statusId === LOG_STATUS.DELIVERED ? Math.min(now, createdAt + 3 + next(40)) : null,
+      });
+    }
+  }
+  return out.sort((a, b) => a.createdAt - b.createdAt);
+}
+
+/**
+ * Writes `demoHistory` to the account's message log, oldest first, with its credits as the log's
+ * rules have them (API.md §9.11): every outbound debited when sent, a Failed one refunded. The
+ * balance is first raised by what the history keeps, so that it ends where it was (2500).
+ */
+async function insertDemoHistory(tx: Db, accountId: number, contactDigits: readonly string[], now: number): Promise<void> {
+  const history = demoHistory(contactDigits, now);
+  const kept = history.filter((m) => m.statusId !== LOG_STATUS.FAILED).reduce((sum, m) => sum + m.credits, 0);
+  await accounts.changeCredits(tx, accountId, kept, 'add', now);
+  for (const m of history) {
+    if (m.credits > 0 && !(await credits.debitCredits(tx, accountId, m.credits, now)))
+      throw new Error('demo history: the balance cannot pay for its messages');
+    await messageLog.insertPastMessage(tx, accountId, { ...m, typeId: 1 }, m.createdAt);
+    if (m.statusId === LOG_STATUS.FAILED) await credits.refundCredits(tx, accountId, m.credits, now);
+  }
 }
 
 async function readDemoAccount(store: Store, mappers: RecordMappers, accountId: number, name: string, token: string): Promise<DemoAccount> {

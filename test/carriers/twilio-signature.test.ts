@@ -142,12 +142,13 @@ test('parseFormBody: repeated names kept in order, + is a space, bad escapes are
         maxLength: 6,
       }),
       (pairs) => {
-        const expected: Record<string, string | string[]> = {};
+        // A Map, not an object literal: names such as `valueOf` or `__proto__` are ordinary form names.
+        const expected = new Map<string, string | string[]>();
         for (const [k, v] of pairs) {
-          const prev = expected[k];
-          expected[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+          const prev = expected.get(k);
+          expected.set(k, prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]);
         }
-        assert.deepEqual({ ...(parseFormBody(new URLSearchParams(pairs).toString()) as object) }, expected);
+        assert.deepEqual({ ...(parseFormBody(new URLSearchParams(pairs).toString()) as object) }, Object.fromEntries(expected));
       },
     ),
   );

@@ -47,6 +47,12 @@ describe('msgsvc serve: first start', { concurrency: true }, () => {
     const base = `http://127.0.0.1:${port}`;
     const tokenLine = /Access token \(shown once; only its hash is stored\): (\S+)/.exec(stdout);
     assert.ok(tokenLine, `banner shows the token:\n${stdout}`);
+    // The console's address, to sign in with the token shown: the token is in no URL but the curl lines'.
+    assert.ok(
+      stdout.split('\n').includes(`Console: ${base}/console   (sign in with the access token above)`),
+      `banner names the console:\n${stdout}`,
+    );
+    for (const l of stdout.split('\n')) if (!l.trim().startsWith('curl ')) assert.ok(!/https?:\/\/\S*access_token/.test(l), l);
     const curls = stdout
       .split('\n')
       .map((l) => l.trim())
@@ -104,6 +110,65 @@ describe('msgsvc serve: first start', { concurrency: true }, () => {
     assert.ok(!again.stdout.includes('demo account') && !again.stdout.includes('curl '), `no banner expected:\n${again.stdout}`);
     assert.equal(countAccounts(dbPath), 1);
     assert.deepEqual(await again.stop(), { code: 0, signal: null });
+  });
+
+  test('first start: the demo account has a week of message history: sms/stats buckets on 5 or more days, matching sms/index, credits adding up', async (t) => {
+    const { dbPath } = tempDir(t);
+    const port = await freePort();
+    const server = spawnServe(t, [], { DATABASE_URL: dbPath, PORT: String(port), MSGSVC_DEMO: undefined, LOG_LEVEL: 'warn' });
+    const stdout = await server.waitForStdout((s) => s.includes(BANNER_END));
+    const token = encodeURIComponent(/Access token \(shown once; only its hash is stored\): (\S+)/.exec(stdout)![1]!);
+    const base = `http://127.0.0.1:${port}/v1`;
+    const get = async (path: string) => {
+      const res = await fetch(`${base}/${path}${path.includes('?') ? '&' : '?'}access_token=${token}`);
+      assert.equal(res.status, 200, path);
+      return { body: await res.json(), total: Number(res.headers.get('x-pagination-total-count')) };
+    };
+    type Bucket = {
+      Time: string;
+      Outbound: number;
+      Inbound: number;
+      Delivered: number;
+      Undelivered: number;
+      Failed: number;
+      Rejected: number;
+      Credits: number;
+    };
+    const days = (await get('sms/stats')).body as Bucket[];
+    const busy = days.filter((b) => b.Outbound + b.Inbound > 0);
+    assert.ok(busy.length >= 5, `buckets with messages on 5 or more days: ${JSON.stringify(days)}`);
+    for (const b of busy) assert.ok(b.Delivered > 0 && b.Inbound > 0, `a realistic day: ${JSON.stringify(b)}`);
+    const hours = (await get('sms/stats?interval=hour')).body as Bucket[];
+    const sum = (list: Bucket[], k: keyof Omit<Bucket, 'Time'>) => list.reduce((n, b) => n + b[k], 0);
+    const counts = {
+      Outbound: (await get('sms/index?Direction=Outbound')).total,
+      Inbound: (await get('sms/index?Direction=Inbound')).total,
+      Delivered: (await get('sms/index?Status_Id=3')).total,
+      Undelivered: (await get('sms/index?Status_Id=4')).total,
+      Failed: (await get('sms/index?Status_Id=5')).total,
+      Rejected: (await get('sms/index?Status_Id=6')).total,
+    };
+    for (const k of Object.keys(counts) as (keyof typeof counts)[]) {
+      assert.equal(sum(days, k), counts[k], `${k}: sms/stats by day against sms/index`);
+      assert.equal(sum(hours, k), counts[k], `${k}: sms/stats by hour against sms/index`);
+    }
+    assert.ok(counts.Undelivered > 0 && counts.Failed > 0, JSON.stringify(counts));
+    assert.equal(counts.Delivered + counts.Undelivered + counts.Failed, counts.Outbound, 'every outbound message is in a final state');
+    // Credits: what sms/index shows as kept (all but Failed, refunded) is what sms/stats counts; the balance is 2500.
+    type Message = { Status_Id: number; Credits: number; Segments: number; DateSent: string | null; Direction: string };
+    const all: Message[] = [];
+    for (let page = 1; all.length < counts.Outbound + counts.Inbound; page++)
+      all.push(...((await get(`sms/index?page=${page}`)).body as Message[]));
+    const kept = all.filter((m) => m.Status_Id !== 5 && m.Status_Id !== 6).reduce((n, m) => n + m.Credits, 0);
+    assert.ok(kept > 0);
+    assert.equal(sum(days, 'Credits'), kept);
+    for (const m of all) assert.equal(m.Credits, m.Direction === 'Outbound' ? m.Segments : 0);
+    assert.deepEqual((await get('credits/balance')).body, { AvailableCredits: 2500 });
+    // Nothing to dispatch: still the same after the dispatcher has had its turns.
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal((await get('sms/index?Status_Id=1')).total + (await get('sms/index?Status_Id=2')).total, 0);
+    assert.equal((await get('sms/index?Status_Id=3')).total, counts.Delivered);
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
   });
 
   test('MSGSVC_DEMO=0 on an empty database prints no banner and creates no account', async (t) => {

@@ -11,104 +11,18 @@
  * console shows no error, nothing is loaded from another origin, a 429 shows "slow down" until the
  * retry, and a 401 returns to sign-in.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Page } from 'playwright-core';
-import { buildConsole } from '../../scripts/build-console.ts';
-import { buildApp } from '../../src/app.ts';
-import { createDemoAccount } from '../../src/domain/demo.ts';
-import { createTimeFormat } from '../../src/lib/time.ts';
-import { recordMappers } from '../../src/records/index.ts';
-import { createHostLoops } from '../../src/server.ts';
-import { migrateToLatest, openStore } from '../../src/store/db.ts';
-import { testConfig, withToken } from '../helpers/app.ts';
+import { withToken } from '../helpers/app.ts';
+import { checkPage, startConsole, TOKEN_KEY, until } from './browser.ts';
 
-const CHROMIUM = process.env.MSGSVC_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const RESULTS = new URL('../../test-results/', import.meta.url);
 const XSS = '<img src=x onerror=alert(1)>';
 const XSS2 = '</script><script>alert(2)</script>';
-const WIDTHS = [375, 1440] as const;
-/** Where the console keeps the token (console/src/api.ts). */
-const TOKEN_KEY = 'msgsvc.console.token';
-
-/** Waits (polling every 100 ms, at most 15 s) until `check` holds; the page's CSP forbids Playwright's own polling (eval). */
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** axe-core on the page as it is now: the serious and critical violations, one line each. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  const result = await new AxeBuilder({ page }).analyze();
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
-
-/** At each width: no horizontal scroll, axe clean, a screenshot `console-<name>-<width>.png`. */
-async function checkPage(page: Page, name: string): Promise<void> {
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.waitForTimeout(100);
-    const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'));
-    assert.ok(overflow <= 0, `${name} at ${width} px scrolls horizontally by ${overflow} px`);
-    assert.deepEqual(await seriousViolations(page), [], `axe on ${name} at ${width} px`);
-    await page.screenshot({ path: join(RESULTS.pathname, `console-${name}-${width}.png`), fullPage: true });
-  }
-}
 
 test('console: sign in, overview, compose, delivery without reload, message log, in Chromium', { timeout: 120_000 }, async (t) => {
-  if (!existsSync(CHROMIUM)) {
-    if (process.env.CI === 'true') assert.fail(`CI: ${CHROMIUM} is missing (apt-get install chromium)`);
-    t.skip(`chromium not found at ${CHROMIUM}: apt-get install chromium to run the console browser test`);
-    return;
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'msgsvc-console-browser-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const consoleDir = join(dir, 'console');
-  assert.equal(await buildConsole(consoleDir), true);
-
-  const config = testConfig(join(dir, 'msgsvc.db'), { MSGSVC_SANDBOX_RECEIPT_MS: '300' });
-  const store = openStore(config.database);
-  await migrateToLatest(store);
-  const demo = await createDemoAccount(store, recordMappers(createTimeFormat(config.timeZone)), config.defaultRegion);
-  const app = buildApp(config, { store, consoleDir });
-  const loops = createHostLoops(config, store, app.log);
-  const base = await app.listen({ port: 0, host: '127.0.0.1' });
-  await loops.start();
-  t.after(async () => {
-    await loops.stop();
-    await app.close();
-    await store.close();
-  });
-
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
-  t.after(() => browser.close());
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  const errors: string[] = [];
-  const dialogs: string[] = [];
-  const outside: string[] = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') errors.push(msg.text());
-  });
-  page.on('pageerror', (err) => errors.push(String(err)));
-  page.on('dialog', (dialog) => {
-    dialogs.push(dialog.message());
-    void dialog.dismiss();
-  });
-  page.on('request', (req) => {
-    if (!req.url().startsWith(`${base}/`) && !req.url().startsWith('data:') && !req.url().startsWith('blob:')) outside.push(req.url());
-  });
-  mkdirSync(RESULTS, { recursive: true });
+  const session = await startConsole(t);
+  if (session === undefined) return;
+  const { page, demo, base, errors, dialogs, outside } = session;
 
   // Sign in.
   await page.goto(`${base}/console`);

@@ -291,3 +291,49 @@ const firstActive = prepareQuery((db, accountId: number) =>
 export async function firstActiveNumber(db: Db, accountId: number): Promise<Pick<Row<'account_numbers'>, 'id' | 'number'> | undefined> {
   return firstActive.first(db, accountId);
 }
+
+/** A message that has already ended (the demo's history): its final status and times. */
+export interface PastMessage extends Omit<NewMessage, 'dueAt' | 'batchId' | 'scheduledMessageId' | 'optOutExempt' | 'mmsTemplateId'> {
+  /** Epoch seconds the carrier took it; null for one it never took (Failed, Rejected, Received). */
+  sentAt: number | null;
+  /** Epoch seconds of its delivery receipt; null unless Delivered. */
+  deliveredAt: number | null;
+  /** Why it ended Undelivered, Failed or Rejected (API.md §9.11); `''` otherwise. */
+  errorCode: string;
+}
+
+/**
+ * Adds a message in a final state (Delivered, Undelivered, Failed, Rejected or Received) created at
+ * `createdAt` (epoch seconds): no `due_at`, lease or receipt, so neither the dispatcher nor the
+ * receipt loop ever takes it. The caller debits (and for Failed or Rejected refunds) its credits.
+ */
+export async function insertPastMessage(db: Db, accountId: number, m: PastMessage, createdAt: number): Promise<void> {
+  await db
+    .insertInto('messages')
+    .values({
+      account_id: accountId,
+      direction: m.direction,
+      number: m.number,
+      mobile_phone: m.mobilePhone,
+      message: m.message,
+      type_id: m.typeId,
+      status_id: m.statusId,
+      segments: m.segments,
+      credits: m.credits,
+      batch_id: null,
+      scheduled_message_id: null,
+      opt_out_exempt: 0,
+      error_code: m.errorCode,
+      created_at: createdAt,
+      sent_at: m.sentAt,
+      delivered_at: m.deliveredAt,
+      due_at: null,
+      lease_token: null,
+      mms_template_id: null,
+      carrier_message_id: null,
+      receipt_status: null,
+      receipt_error: null,
+      receipt_due_at: null,
+    })
+    .execute();
+}
