@@ -1,6 +1,7 @@
 /**
  * The console's shell: sign-in, the navigation, the "slow down" banner, and the pages by the URL's
- * hash (#/overview, #/messages, #/messages/<id>, #/compose, #/scheduled,
+ * hash (#/overview, #/messages, #/messages/<id>, #/conversations,
+ * #/conversations/<number>, #/compose, #/scheduled,
  * #/contacts, #/groups, #/keywords, #/media, #/webhooks). The hash never holds the token.
  */
 import { render } from 'preact';
@@ -13,6 +14,7 @@ import { Overview } from './pages/overview.tsx';
 import { Messages } from './pages/messages.tsx';
 import { MessageDetails } from './pages/message-details.tsx';
 import { Compose } from './pages/compose.tsx';
+import { Conversations } from './pages/conversations.tsx';
 import { ScheduledMessages } from './pages/scheduled.tsx';
 import { Contacts } from './pages/contacts.tsx';
 import { Groups } from './pages/groups.tsx';
@@ -27,6 +29,7 @@ function currentRoute(): string {
 const PAGES: readonly { route: string; label: string }[] = [
   { route: 'overview', label: 'Overview' },
   { route: 'messages', label: 'Messages' },
+  { route: 'conversations', label: 'Conversations' },
   { route: 'compose', label: 'Compose' },
   { route: 'scheduled', label: 'Scheduled' },
   { route: 'contacts', label: 'Contacts' },
@@ -79,6 +82,7 @@ function App() {
   let content;
   if (page === 'messages' && id) content = <MessageDetails api={api} id={id} />;
   else if (page === 'messages') content = <Messages api={api} />;
+  else if (page === 'conversations') content = <Conversations api={api} phone={id ? decodeURIComponent(id) : undefined} />;
   else if (page === 'compose') content = <Compose api={api} />;
   else if (page === 'scheduled') content = <ScheduledMessages api={api} />;
   else if (page === 'contacts') content = <Contacts api={api} />;

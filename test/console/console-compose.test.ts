@@ -1,0 +1,52 @@
+/**
+ * The console's compose page in headless Chromium (see ./browser.ts): sending to a group shows the
+ * batch's progress until every message is final; scheduling to a contact at a time lands on the
+ * scheduled messages. axe-core clean, no horizontal scroll at 375 px, no browser console error.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { checkPage, signIn, startConsole } from './browser.ts';
+
+test(
+  'console: compose to a group shows its progress to the end, and schedules to a contact, in Chromium',
+  { timeout: 120_000 },
+  async (t) => {
+    const session = await startConsole(t);
+    if (session === undefined) return;
+    const { page, errors, dialogs } = session;
+
+    await signIn(session);
+    await page.getByRole('link', { name: 'Compose' }).click();
+    await page.getByRole('heading', { name: 'Compose' }).waitFor();
+    await page.getByLabel('Send to').selectOption('group');
+    const group = page.getByLabel('Group', { exact: true });
+    await group.locator('option', { hasText: 'Staff' }).waitFor({ state: 'attached' });
+    await group.selectOption({ label: 'Staff' });
+    await page.getByLabel('Message').fill('Shift starts at 9 <b>sharp</b>');
+    await page.getByRole('button', { name: 'Send now' }).click();
+    const progress = page.getByTestId('batch-progress');
+    await progress.waitFor();
+    await progress.filter({ hasText: /^Done: (\d+) of \1 final/ }).waitFor({ timeout: 30_000 });
+    assert.match(await progress.innerText(), /^Done: [1-9]\d* of \d+ final · \d+ Delivered/);
+    await checkPage(page, 'compose-group');
+
+    // Scheduled, to a contact, at a time in the service's time zone.
+    await page.getByLabel('Send to').selectOption('contact');
+    const contact = page.getByLabel('Contact', { exact: true });
+    await contact.locator('option').nth(1).waitFor({ state: 'attached' });
+    await contact.selectOption({ index: 1 });
+    await page.getByLabel('When').selectOption('later');
+    const next = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+    await page.getByLabel("Date and time (the service's time zone)").fill(`${next}T09:30`);
+    await page.getByLabel('Type').selectOption('2');
+    await page.getByLabel('MMS template').locator('option').nth(1).waitFor({ state: 'attached' });
+    await page.getByLabel('MMS template').selectOption({ index: 1 });
+    await checkPage(page, 'compose-scheduled');
+    await page.getByRole('button', { name: 'Schedule' }).click();
+    await page.waitForURL(/#\/scheduled$/);
+    await page.getByRole('heading', { name: /^Scheduled/ }).waitFor();
+
+    assert.deepEqual(dialogs, []);
+    assert.deepEqual(errors, [], 'the browser console shows errors');
+  },
+);

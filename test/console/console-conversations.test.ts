@@ -1,0 +1,67 @@
+/**
+ * The console's conversations page in headless Chromium (see ./browser.ts): the threads newest
+ * first, a thread in both directions, and a reply whose counter turns at 160/161 GSM-7 characters
+ * and 70/71 UCS-2 ones; the reply appears in the thread and becomes Delivered without a reload.
+ * axe-core clean, no horizontal scroll at 375 px, no browser console error, text shown as text.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { withToken } from '../helpers/app.ts';
+import { checkPage, signIn, startConsole } from './browser.ts';
+
+const XSS = '<img src=x onerror=alert(1)>';
+
+test('console: conversations, a thread and a reply that becomes Delivered, in Chromium', { timeout: 120_000 }, async (t) => {
+  const session = await startConsole(t);
+  if (session === undefined) return;
+  const { page, demo, base, errors, dialogs } = session;
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${base}${withToken(path, demo.token)}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    assert.equal(response.status, 201, await response.text());
+  };
+  await post('/v1/sms/send', { MobilePhone: '+1 202 555 0161', Message: 'older thread' });
+  await post('/v1/sms/send', { MobilePhone: '+1 202 555 0162', Message: XSS });
+
+  await signIn(session);
+  await page.getByRole('link', { name: 'Conversations' }).click();
+  await page.getByRole('heading', { name: 'Conversations' }).waitFor();
+  const links = page.locator('ul.threads a');
+  await links.first().waitFor();
+  const names = await links.allInnerTexts();
+  const newer = names.findIndex((n) => n.replace(/\D/g, '').endsWith('2025550162'));
+  const older = names.findIndex((n) => n.replace(/\D/g, '').endsWith('2025550161'));
+  assert.ok(newer >= 0 && older > newer, `newest thread first: ${names.join(', ')}`);
+  await page.locator('ul.threads p.text', { hasText: XSS }).waitFor();
+  await checkPage(page, 'conversations');
+
+  // The thread, and the reply box's counter.
+  await links.nth(newer).click();
+  await page.getByRole('heading', { name: /^Conversation with / }).waitFor();
+  assert.equal(await page.locator('ol.thread p.text').first().textContent(), XSS);
+  const counter = page.getByTestId('counter');
+  const reply = page.getByLabel('Reply');
+  await reply.fill('a'.repeat(160));
+  assert.match(await counter.innerText(), /^160 GSM-7 characters · 1 segment · 1 credit$/);
+  await reply.fill('a'.repeat(161));
+  assert.match(await counter.innerText(), /^161 GSM-7 characters · 2 segments · 2 credits$/);
+  await reply.fill('ж'.repeat(70));
+  assert.match(await counter.innerText(), /^70 UCS-2 characters · 1 segment · 1 credit$/);
+  await reply.fill('ж'.repeat(71));
+  assert.match(await counter.innerText(), /^71 UCS-2 characters · 2 segments · 2 credits$/);
+  await reply.fill('the reply');
+  await checkPage(page, 'conversation');
+
+  const url = page.url();
+  await page.getByRole('button', { name: 'Send reply' }).click();
+  const sent = page.getByTestId('thread-message').filter({ hasText: 'the reply' });
+  await sent.waitFor();
+  await sent.locator('[data-status="Delivered"]').waitFor({ timeout: 20_000 });
+  assert.equal(page.url(), url);
+  assert.equal(await page.locator('main img').count(), 0, 'a message became an element');
+  assert.deepEqual(dialogs, [], 'a script of a message ran');
+  assert.deepEqual(errors, [], 'the browser console shows errors');
+});
