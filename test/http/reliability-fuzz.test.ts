@@ -1019,6 +1019,10 @@ storeTest('fuzz: raw malformed HTTP/1.1 messages get a well-formed answer or a c
       const text = bytes.toString('latin1');
       assert.ok(ex.closed, `the server answered and closed within 4 s: ${JSON.stringify(text.slice(0, 200))}`);
       if (ex.data.length === 0) return; // the connection was dropped without a reply (e.g. the request was still incomplete)
+      // Node answers `Expect: 100-continue` with an interim `100 Continue` before the body; when the
+      // body then never completes (a chunked body cut short by the client's end), the connection
+      // closes with that interim answer alone: a dropped incomplete request, not a final response.
+      if (/^(HTTP\/1\.1 1\d\d [^\r\n]*\r\n\r\n)+$/.test(ex.data.toString('latin1'))) return;
       const method = text.split(' ')[0]!;
       const res = parseResponse(ex.data, method === 'HEAD' ? 'HEAD' : 'GET');
       assert.ok(res, `a complete HTTP response: ${JSON.stringify(ex.data.toString('latin1').slice(0, 300))}`);
