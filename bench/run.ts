@@ -26,8 +26,11 @@
  *   deliveries per second (bench/webhooks.ts). Their PostgreSQL runs are left out when PostgreSQL
  *   does not answer.
  *
+ * With --instructions, the run is bench/instructions.ts instead (instructions per request counted
+ * by callgrind for msgsvc, the floor and the ceiling, req/s beside; its own options).
+ *
  * Options: --quick, --sizes 10000,1000000, --rounds N, --duration S, --warmup S, --connections N,
- *   --only name,name (HTTP scenarios, and contacts-import, dispatch, smpp, media, webhooks), --docs / --no-docs, --data-dir DIR (keeps and reuses generated databases),
+ *   --only name,name (HTTP scenarios, and contacts-import, dispatch, smpp, media, quiet-hours, webhooks, links, conversations), --docs / --no-docs, --data-dir DIR (keeps and reuses generated databases),
  *   --build (compiles src/ into a temp copy and runs that instead of dist/, which stays untouched).
  */
 import autocannon, { type Request } from 'autocannon';
@@ -41,6 +44,7 @@ import { ensureDataset } from './lib/data.ts';
 import { pacedLoad, poolPacedRuns, type PacedRun } from './lib/paced.ts';
 import { countInstructions, freePort, machine, pinSelf, runToCompletion, startServer, stopAll, type Server } from './lib/procs.ts';
 import { SCENARIOS, deepPage, type Dataset, type Scenario } from './scenarios.ts';
+import type { LinksBenchResult } from './links.ts';
 import { chooseEntry } from '../bin/entry.js';
 import {
   renderMarkdown,
@@ -65,6 +69,18 @@ const MSGSVC_NODE_FLAGS = (
   .split(/\s+/)
   .filter(Boolean);
 const started = Date.now();
+
+// `npm run bench -- --instructions [options]`: instructions per request under callgrind, req/s beside (bench/instructions.ts).
+if (process.argv.includes('--instructions')) {
+  const { main: instructions } = await import('./instructions.ts');
+  await instructions(process.argv.slice(2).filter((a) => a !== '--instructions'))
+    .catch((err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exitCode = 1;
+    })
+    .finally(() => stopAll());
+  process.exit();
+}
 
 const { values: flags } = parseArgs({
   options: {
@@ -114,6 +130,14 @@ const plan = {
   mediaSeconds: quick ? 30 : 50,
   webhookEvents: quick ? 5_000 : 20_000,
   webhooksSeconds: quick ? 15 : 50,
+  // bench/conversations.ts: 10,000 threads over this many messages, generated twice per store (with and without the trigger).
+  conversationMessages: quick ? 100_000 : 1_000_000,
+  conversationSeconds: quick ? 60 : 600,
+  // bench/quiet-hours.ts: send-group over 5 zones with quiet hours on, then the releases.
+  quietMessages: quick ? 20_000 : 100_000,
+  quietSeconds: quick ? 40 : 150,
+  // bench/links.ts: GET /l/{code} redirects per second, two phases per store of this many seconds each.
+  linksPhaseSeconds: quick ? 5 : 15,
 };
 // Quick mode runs the writes and the 401 path at the smallest size only.
 const scenariosFor = (size: number): Scenario[] =>
@@ -352,6 +376,28 @@ async function main(): Promise<void> {
       },
     },
     {
+      // Quiet hours (bench/quiet-hours.ts): send-group to 100 k recipients over 5 zones with quiet
+      // hours on (target ≤ 3 s), every message held, then each zone released at its exact end.
+      name: 'quiet-hours',
+      size: plan.quietMessages,
+      seconds: plan.quietSeconds,
+      tolerant: true,
+      run: async (timeoutMs) => {
+        log(`quiet hours: send-group to ${plan.quietMessages.toLocaleString('en-US')} recipients over 5 zones (bench/quiet-hours.ts)`);
+        const quiet = await runSummarised<{ runs: { store: string; queueSeconds: number; holdSeconds: number; problems: string[] }[] }>(
+          'bench/quiet-hours.ts',
+          [String(plan.quietMessages), ...(appRoot !== ROOT ? ['--app', appRoot] : [])],
+          'QUIET',
+          timeoutMs,
+        );
+        Object.assign(result, { quietHours: quiet });
+        for (const x of quiet.runs)
+          log(
+            `quiet hours ${x.store}: queued in ${x.queueSeconds} s, held in ${x.holdSeconds} s, ${x.problems.length === 0 ? 'every zone on time' : x.problems.join('; ')}`,
+          );
+      },
+    },
+    {
       name: 'webhooks',
       size: plan.webhookEvents,
       seconds: plan.webhooksSeconds,
@@ -362,6 +408,44 @@ async function main(): Promise<void> {
         result.webhooks = webhooks;
         for (const x of webhooks.results) log(`webhooks ${x.store}: ${x.deliveriesPerSecond} deliveries/s (${x.seconds} s)`);
         for (const why of webhooks.skipped ?? []) log(`webhooks skipped ${why}`);
+      },
+    },
+    {
+      name: 'links',
+      size: 1000,
+      // Per store: start-up, and a warm-up, a /healthz run and a redirect run per phase.
+      seconds: 2 * (10 + 2 * (2 + 2 * plan.linksPhaseSeconds)),
+      tolerant: true,
+      run: async (timeoutMs) => {
+        log(`GET /l/{code} redirects per second (bench/links.ts)`);
+        const links = await runSummarised<LinksBenchResult>(
+          'bench/links.ts',
+          ['--seconds', String(plan.linksPhaseSeconds)],
+          'LINKS',
+          timeoutMs,
+        );
+        Object.assign(result, { links });
+        for (const x of links.results) log(`links ${x.store} ${x.phase}: ${x.redirectsPerSecond} redirects/s (p50 ${x.p50Ms} ms)`);
+        for (const why of links.skipped) log(`links skipped ${why}`);
+      },
+    },
+    {
+      // sms/conversations page 1 at 10,000 threads over 1 M messages (bench/conversations.ts; target
+      // p50 ≤ 20 ms), and msgsvc generate with and without the threads' trigger.
+      name: 'conversations',
+      size: plan.conversationMessages,
+      seconds: plan.conversationSeconds,
+      tolerant: true,
+      run: async (timeoutMs) => {
+        log(
+          `sms/conversations page 1, 10,000 threads over ${plan.conversationMessages.toLocaleString('en-US')} messages (bench/conversations.ts)`,
+        );
+        const conversations = await runSummarised<{
+          results: { store: string; p50Ms: number; cpuMsPerRequest: number; generateSeconds: number }[];
+        }>('bench/conversations.ts', ['--messages', String(plan.conversationMessages), '--compare-generate'], 'CONVERSATIONS', timeoutMs);
+        Object.assign(result, { conversations });
+        for (const x of conversations.results)
+          log(`conversations ${x.store}: p50 ${x.p50Ms} ms (CPU ${x.cpuMsPerRequest} ms per request), generate ${x.generateSeconds} s`);
       },
     },
   ];

@@ -18,6 +18,7 @@ import { registerOperations } from './http/operation.ts';
 import { createIdempotency } from './http/plugins/idempotency.ts';
 import { registerApiDocs } from './http/docs.ts';
 import { registerConsole } from './http/console.ts';
+import { registerLinkRoutes } from './http/links.ts';
 import { fieldsHook } from './http/serializers/fields.ts';
 import {
   castHeaderNames,
@@ -505,6 +506,8 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
   // What carriers call back (receipts, inbound texts, MMS media; docs/API.md §14.1), outside the /v1
   // scope below: no token, no rate limit, no Idempotency-Key. Only while an HTTP carrier is configured.
   registerCarrierRoutes(app, routeDeps);
+  // GET /l/{code}, the short links of tracked links (docs/API.md §14.4): no token, no rate limit (src/http/links.ts).
+  registerLinkRoutes(app, routeDeps);
   // eslint-disable-next-line @typescript-eslint/require-await -- an async plugin: a throw while registering rejects app.ready()
   app.register(async (api) => {
     api.addHook('onRequest', negotiateHook);

@@ -115,6 +115,12 @@ export interface Config {
   readonly carrierTimeoutMs: number;
   /** The base URL carriers call back (MSGSVC_PUBLIC_URL), normalised, no trailing `/`; required with a Twilio or Android carrier. */
   readonly publicUrl: string | undefined;
+  /**
+   * The base of tracked links (MSGSVC_LINK_DOMAIN; API.md §10.6 `ShortenLinks`): an absolute
+   * `http://` or `https://` URL, normalised (origin and path, no trailing `/`); a link is
+   * `{linkDomain}/l/{code}`. Unset: `ShortenLinks` 1 is refused.
+   */
+  readonly linkDomain: string | undefined;
   /** Messages one dispatcher claims at a time (MSGSVC_DISPATCH_BATCH, default 500). */
   readonly dispatchBatchSize: number;
   /**
@@ -260,6 +266,7 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
   { name: 'MSGSVC_STOP_REPLY', group: 'Messages', kind: 'text', fallback: STOP_REPLY, values: '1 to 1,600 characters', meaning: 'the free confirmation of STOP, STOPALL, UNSUBSCRIBE, CANCEL, END and QUIT (API.md §11.5)' },
   { name: 'MSGSVC_START_REPLY', group: 'Messages', kind: 'text', fallback: START_REPLY, values: '1 to 1,600 characters', meaning: 'the free confirmation of START and UNSTOP (API.md §11.5)' },
   { name: 'MSGSVC_HELP_REPLY', group: 'Messages', kind: 'text', fallback: HELP_REPLY, values: '1 to 1,600 characters', meaning: 'the free reply to HELP and INFO (API.md §11.5)' },
+  { name: 'MSGSVC_LINK_DOMAIN', group: 'Messages', kind: 'text', fallback: undefined, values: 'an absolute `http://` or `https://` URL, no user, query or fragment, at most 200 characters', meaning: 'the base of tracked links: `ShortenLinks` 1 replaces each URL of a message by `{this}/l/{code}`, which answers `GET /l/{code}` with a redirect (API.md §10.6); unset: `ShortenLinks` 1 is refused' },
   // Dispatcher
   { name: 'MSGSVC_DISPATCHER', group: 'Dispatcher and scheduler', kind: 'toggle', fallback: true, meaning: 'run the dispatcher, the scheduler and the webhook deliveries inside `msgsvc serve` (`msgsvc worker` runs them regardless)' },
   { name: 'MSGSVC_DISPATCH_BATCH', group: 'Dispatcher and scheduler', kind: 'integer', fallback: 500, min: 1, max: 10_000, unit: 'messages', meaning: 'messages one dispatcher claims at a time' },
@@ -437,6 +444,32 @@ function carrierSettings(source: ConfigSource): Pick<Config, 'carriers' | 'route
   }
 }
 
+/**
+ * MSGSVC_LINK_DOMAIN: unset or blank, or an absolute http(s) URL without user, query or fragment,
+ * at most 200 characters; normalised to its origin and path without trailing `/` (so
+ * `https://Go.Example/` is `https://go.example`).
+ * @throws ConfigError saying what is wrong.
+ */
+function linkDomain(raw: string | undefined): string | undefined {
+  const text = (raw ?? '').trim();
+  if (text === '') return undefined;
+  const bad = (why: string): never => {
+    throw new ConfigError(`MSGSVC_LINK_DOMAIN ${why}, got ${JSON.stringify(text.slice(0, 200))}`);
+  };
+  if (text.length > 200) bad('must be at most 200 characters');
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return bad('must be an absolute http:// or https:// URL (e.g. https://go.example.com)');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') bad('must be an http:// or https:// URL (e.g. https://go.example.com)');
+  if (url.username !== '' || url.password !== '') bad('must not carry a user or password');
+  if (url.search !== '' || text.includes('?')) bad('must have no query (?…)');
+  if (url.hash !== '' || text.includes('#')) bad('must have no fragment (#…)');
+  return url.origin + url.pathname.replace(/\/+$/, '');
+}
+
 /** The three reply texts of API.md §11.5, word for word, used when their setting is unset or blank. */
 export const DEFAULT_REPLIES = Object.freeze({ stop: STOP_REPLY, start: START_REPLY, help: HELP_REPLY });
 
@@ -531,6 +564,7 @@ export function loadConfig(source: ConfigSource = process.env): Config {
     stopReply: replyText(source, 'MSGSVC_STOP_REPLY', DEFAULT_REPLIES.stop),
     startReply: replyText(source, 'MSGSVC_START_REPLY', DEFAULT_REPLIES.start),
     helpReply: replyText(source, 'MSGSVC_HELP_REPLY', DEFAULT_REPLIES.help),
+    linkDomain: linkDomain(source.MSGSVC_LINK_DOMAIN),
     metricsToken: metricsToken(source.MSGSVC_METRICS_TOKEN),
   });
 }

@@ -7,6 +7,7 @@
 import { existsSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { runToCompletion } from './procs.ts';
 import type { Dataset } from '../scenarios.ts';
 
@@ -41,4 +42,41 @@ export async function ensureDataset(dir: string, size: number): Promise<Generate
   writeFileSync(summaryFile, out);
   const summary = JSON.parse(out) as Dataset & { seconds: number };
   return { ...summary, file, generateSeconds: summary.seconds, reused: false };
+}
+
+/**
+ * The same account on PostgreSQL: `msgsvc generate` into the database `msgsvc_bench_<N>` of the
+ * server at `adminUrl` (created for it), its summary in `DIR/msgsvc-pg-N.json`; a database with its
+ * summary is reused. Returns the database's URL with the summary.
+ */
+export async function ensurePgDataset(dir: string, size: number, adminUrl: string): Promise<GeneratedDataset & { url: string }> {
+  const name = `msgsvc_bench_${size}`;
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const summaryFile = join(dir, `msgsvc-pg-${size}.json`);
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
+  await client.connect();
+  let exists: boolean;
+  try {
+    exists = (await client.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1;
+    if (exists && !existsSync(summaryFile)) {
+      await client.query(`drop database "${name}" with (force)`);
+      exists = false;
+    }
+    if (!exists) await client.query(`create database "${name}"`);
+  } finally {
+    await client.end();
+  }
+  if (exists) {
+    const cached = JSON.parse(readFileSync(summaryFile, 'utf8')) as Dataset;
+    return { ...cached, file: url.toString(), url: url.toString(), generateSeconds: NaN, reused: true };
+  }
+  const out = await runToCompletion(
+    process.execPath,
+    [join(ROOT, 'bin/msgsvc.js'), '--database-url', url.toString(), 'generate', '--contacts', String(size), '--log-messages', String(size)],
+    { MSGSVC_DEMO: '0' },
+  );
+  writeFileSync(summaryFile, out);
+  const summary = JSON.parse(out) as Dataset & { seconds: number };
+  return { ...summary, file: url.toString(), url: url.toString(), generateSeconds: summary.seconds, reused: false };
 }

@@ -150,12 +150,14 @@ export async function startServer(options: {
   readyPath: string;
   stdout?: 'ignore' | 'inherit' | number;
   cwd?: string;
+  /** A command that runs node (e.g. `valgrind --tool=callgrind …`): it must exec node in the same process. */
+  wrap?: string[];
+  /** How long to wait for `readyPath` (default 30 s; a server under valgrind takes minutes). */
+  readyTimeoutMs?: number;
 }): Promise<Server> {
-  const command = options.cpu !== undefined ? 'taskset' : process.execPath;
-  const args =
-    options.cpu !== undefined
-      ? ['-c', String(options.cpu), process.execPath, ...options.nodeArgs, ...options.args]
-      : [...options.nodeArgs, ...options.args];
+  const node = [...(options.wrap ?? []), process.execPath, ...options.nodeArgs, ...options.args];
+  const command = options.cpu !== undefined ? 'taskset' : node[0]!;
+  const args = options.cpu !== undefined ? ['-c', String(options.cpu), ...node] : node.slice(1);
   const child = spawn(command, args, {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
@@ -165,12 +167,12 @@ export async function startServer(options: {
   child.once('exit', () => children.delete(child));
   const url = `http://127.0.0.1:${options.port}`;
   try {
-    await waitForHttp(`${url}${options.readyPath}`, 30_000, child);
+    await waitForHttp(`${url}${options.readyPath}`, options.readyTimeoutMs ?? 30_000, child);
   } catch (err) {
     child.kill('SIGKILL');
     throw err;
   }
-  // With taskset, the pid is taskset's, which exec()s node: the same process.
+  // With taskset, the pid is taskset's, which exec()s node (or the wrapper, which exec()s its tool): the same process.
   const pid = child.pid!;
   return {
     name: options.name,

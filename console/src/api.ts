@@ -6,10 +6,17 @@
  *
  * Around every call: a 401 forgets the token and returns to sign-in; a 429 shows "slow down" while
  * the client waits for `Retry-After` and retries.
+ *
+ * Every request carries `X-Msgsvc-Client: console` (CLIENT_HEADER): the API records a change of a
+ * contact's opt-out made here with Source `console` in the contact's consent ledger (docs/API.md
+ * contacts/consent), where an API client's change is `api` and an import's `import`.
  */
 import { createMsgsvcClient, type MsgsvcClient } from '../../clients/typescript/src/index.ts';
 
 const TOKEN_KEY = 'msgsvc.console.token';
+/** The header, and its value, that tell the API a request comes from the console. */
+export const CLIENT_HEADER = 'X-Msgsvc-Client';
+export const CLIENT_NAME = 'console';
 
 export function storedToken(): string | undefined {
   return sessionStorage.getItem(TOKEN_KEY) ?? undefined;
@@ -40,6 +47,7 @@ export function createApi(token: string, events: ApiEvents): MsgsvcClient {
     maxRetries: 10,
     maxRetryDelayMs: 60_000,
     fetch: async (request) => {
+      request.headers.set(CLIENT_HEADER, CLIENT_NAME);
       const response = await fetch(request);
       const call = `${request.method} ${new URL(request.url).pathname}`;
       if (response.status === 429) {

@@ -1,7 +1,10 @@
 /**
- * What a text costs, by the server's own rule: src/domain/segments.ts (GSM-7 or UCS-2, 160/153 or
- * 70/67 per segment; docs/API.md §11.1) imported as it is, so the console and the server agree.
+ * What a text costs, by the server's own rules, imported as they are so the console and the
+ * server agree: the merge grammar (src/domain/merge-fields.ts, docs/API.md §14.3.1: `{{` and `}}`
+ * are single braces when sent) and the segments (src/domain/segments.ts: GSM-7 or UCS-2, 160/153
+ * or 70/67 per segment; docs/API.md §11.1).
  */
+import { parseMerge, renderMerge } from '../../src/domain/merge-fields.ts';
 import { smsSegments } from '../../src/domain/segments.ts';
 
 /** Credits one SMS segment costs with the server's default settings (MSGSVC_SMS_SEGMENT_CREDITS). */
@@ -13,11 +16,21 @@ export interface TextCost {
   credits: number;
   /** Characters as the encoding counts them: septets for GSM-7, UTF-16 units for UCS-2. */
   units: number;
+  /**
+   * True when the text holds merge fields: the figures are then those of a recipient who is no
+   * contact (every field empty); each recipient's own values add to them (sms/preview tells).
+   */
+  personalised: boolean;
 }
 
-/** The encoding, segments and credits of an SMS text (at `segmentCredits` a segment). */
+/**
+ * The encoding, segments and credits of an SMS text as sent (at `segmentCredits` a segment): its
+ * braces unescaped and its merge fields empty.
+ */
 export function textCost(text: string, segmentCredits = DEFAULT_SEGMENT_CREDITS): TextCost {
-  const { encoding, segments } = smsSegments(text);
-  const units = encoding === 'UCS-2' ? text.length : [...text].reduce((n, c) => n + ('^{}\\[~]|€\f'.includes(c) ? 2 : 1), 0);
-  return { encoding, segments, credits: segments * segmentCredits, units };
+  const template = parseMerge(text);
+  const sent = renderMerge(template, undefined);
+  const { encoding, segments } = smsSegments(sent);
+  const units = encoding === 'UCS-2' ? sent.length : [...sent].reduce((n, c) => n + ('^{}\\[~]|€\f'.includes(c) ? 2 : 1), 0);
+  return { encoding, segments, credits: segments * segmentCredits, units, personalised: template.hasFields };
 }

@@ -9,8 +9,11 @@ import { LOG_STATUS, MESSAGE_TYPE_MMS } from '../records/statuses.ts';
 import type { Clock } from '../lib/time.ts';
 import type { Carrier, CarrierSink, InboundText, OutboundMessage, Receipt, SubmitResult } from './carrier.ts';
 import { emitMessageEvents } from '../domain/webhooks.ts';
+import { mergeFields } from '../domain/personalise.ts';
 import { applyCarrierReceipt, applyMatchedParkedReceipts, applyParkedReceipts } from '../domain/carrier-receipts.ts';
 import { createRouter, type Router, type RouteRule } from '../carriers/config.ts';
+import { quietCheck, type QuietCheck, type QuietSettings } from '../domain/quiet-hours.ts';
+import { findSettingsMany } from '../store/repositories/account-settings.ts';
 import type { SmppStatus } from './smpp.ts';
 
 /**
@@ -33,6 +36,15 @@ import type { SmppStatus } from './smpp.ts';
  * 3. claimed messages that must not go out end at once: Rejected (recipient opted out, number no
  *    longer Active), Failed (`NO_ROUTE`, or `NO_MMS_ROUTE` for an MMS, when no carrier of its
  *    route takes its type; attempts exhausted);
+ * 3b. a claimed message whose recipient is inside the quiet hours of its account (API.md §14.3.5)
+ *    is HELD: back to Queued, due when they end in the recipient's zone, marked `quiet_state` 1,
+ *    its attempt given back; no carrier is asked, so it counts as no carrier failure. The replies
+ *    of API.md §11.6 (`opt_out_exempt`) and keyword autoreplies (`quiet_state` 2) are never held.
+ *    The settings of the round's accounts are read once per round, the recipient's zone comes
+ *    from a cache per country (src/domain/quiet-hours.ts), and each (account, zone) is decided
+ *    once per round. The write that holds them first reads the settings again in its
+ *    transaction (`FOR SHARE` on PostgreSQL): a `PUT /v1/account/settings` committed since the
+ *    round read them makes those messages due at once instead, so a change is never missed;
  * 4. a claimed message none of whose route's carriers is ready now is RELEASED: back to Queued,
  *    due again in `notReadyDelayMs`, its attempt given back (the claim's count is undone in the
  *    same guarded write). Why claim-and-release rather than a claim that filters by route: the
@@ -99,8 +111,10 @@ export interface DispatcherOptions {
   troubledMs?: number;
   /** How long a message whose carriers are all not ready waits before it is claimed again, ms (default 1,000). */
   notReadyDelayMs?: number;
-  /** Inbound texts from the carriers (API.md §11.5). Default: logged and dropped. */
-  inbound?: (text: InboundText) => Promise<void>;
+  /** MSGSVC_TIMEZONE: the zone of quiet hours for accounts that chose none (API.md §14.3.5). Default `UTC`. */
+  timeZone?: string;
+  /** Inbound texts from the carriers (API.md §11.5), with the configured name of the carrier each came through. Default: logged and dropped. */
+  inbound?: (text: InboundText, carrier: string) => Promise<void>;
   log?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
 }
 
@@ -121,6 +135,8 @@ export interface DispatchRound {
   lost: number;
   /** Claimed but released unattempted: no carrier of their route was ready (optional: 0 when absent). */
   waiting?: number;
+  /** Claimed but held unattempted by quiet hours (API.md §14.3.5; optional: 0 when absent). */
+  held?: number;
 }
 
 /** Submits by result: `accepted`, `failed` (permanent), `retry` (temporary), `error` (the submit threw). */
@@ -151,6 +167,8 @@ export interface DispatcherStats {
   lost: number;
   /** Claimed and released unattempted (no carrier of their route ready). */
   waiting: number;
+  /** Claimed and held unattempted by quiet hours (API.md §14.3.5). */
+  held: number;
   /** Announced receipts applied. */
   receipts: number;
   /** Submits to every carrier by result. */
@@ -178,7 +196,8 @@ type Outcome =
   | { kind: 'sent'; carrier: string; carrierMessageId: string; receipt: dispatch.AnnouncedReceipt | undefined }
   | { kind: 'ended'; statusId: 5 | 6; errorCode: string }
   | { kind: 'retry'; dueAt: number }
-  | { kind: 'release' };
+  | { kind: 'release' }
+  | { kind: 'hold'; dueAt: number };
 
 const noLog = { info() {}, warn() {}, error() {} };
 
@@ -241,6 +260,7 @@ export class Dispatcher {
     retried: 0,
     lost: 0,
     waiting: 0,
+    held: 0,
     receipts: 0,
   };
   /** When parked receipts were last looked at (clock ms). */
@@ -329,7 +349,7 @@ export class Dispatcher {
         await applyCarrierReceipt(this.options.store, this.options.clock, name, receipt);
       },
       inbound: async (text: InboundText) => {
-        if (this.options.inbound) return this.options.inbound(text);
+        if (this.options.inbound) return this.options.inbound(text, name);
         this.log.warn({ carrier: name, from: text.from, to: text.to }, 'inbound text dropped: no inbound handler');
       },
     };
@@ -399,6 +419,7 @@ export class Dispatcher {
       store.db,
       claimed.map((m) => m.id),
     );
+    const quiet = await this.quietHours(claimed);
     const toSubmit: { m: ClaimedMessage; route: readonly string[] }[] = [];
     for (const m of claimed) {
       const reason = blocked.get(m.id);
@@ -409,13 +430,62 @@ export class Dispatcher {
       const route = this.router.route(m.mobile_phone, m.type_id === MESSAGE_TYPE_MMS ? 'mms' : 'sms');
       if (route.carriers.length === 0) outcomes.set(m.id, { kind: 'ended', statusId: LOG_STATUS.FAILED, errorCode: route.errorCode });
       else if (m.attempts > maxAttempts) outcomes.set(m.id, { kind: 'ended', statusId: LOG_STATUS.FAILED, errorCode: RETRIES_EXHAUSTED });
+      else if (quiet.until(m) !== null) outcomes.set(m.id, { kind: 'hold', dueAt: quiet.until(m)! });
       else if (!route.carriers.some((name) => this.byName.get(name)!.ready())) outcomes.set(m.id, { kind: 'release' });
       else toSubmit.push({ m, route: route.carriers });
     }
 
     await Promise.all(toSubmit.map(({ m, route }) => this.submitOne(m, route, outcomes)));
-    await this.record(claimed, token, outcomes, round);
+    await this.record(claimed, token, outcomes, round, quiet.settings);
     return round;
+  }
+
+  /**
+   * The round's quiet hours (step 3b of the class comment): the settings of the claimed
+   * messages' accounts, read in one statement, and `until(m)`: null when `m` may go now, else when
+   * its quiet hours end (epoch ms). Exempt messages, and every message when no account of the
+   * round has quiet hours, are never held.
+   */
+  private async quietHours(
+    claimed: readonly ClaimedMessage[],
+  ): Promise<{ until(m: ClaimedMessage): number | null; settings: readonly QuietSettings[] }> {
+    const { store, clock } = this.options;
+    const candidates = claimed.filter((m) => m.opt_out_exempt !== 1 && m.quiet_state !== 2);
+    const settings = candidates.length === 0 ? [] : await findSettingsMany(store.db, [...new Set(candidates.map((m) => m.account_id))]);
+    const check: QuietCheck | null = quietCheck(settings, this.options.timeZone ?? 'UTC', clock.nowMs());
+    if (check === null) return { until: () => null, settings };
+    const memo = new Map<number, number | null>();
+    return {
+      settings,
+      until: (m) => {
+        if (m.opt_out_exempt === 1 || m.quiet_state === 2) return null;
+        let u = memo.get(m.id);
+        if (u === undefined) memo.set(m.id, (u = check(m.account_id, m.mobile_phone)));
+        return u;
+      },
+    };
+  }
+
+  /**
+   * The holds of a round, checked against the settings as they are in the outcomes' transaction
+   * (`tx`; read `FOR SHARE` on PostgreSQL): a message of an account whose settings changed since
+   * the round read them (`settings`) is made due at once instead, to be checked again.
+   */
+  private async recheckHolds(
+    tx: Parameters<typeof findSettingsMany>[0],
+    claimed: readonly ClaimedMessage[],
+    hold: dispatch.HeldItem[],
+    settings: readonly QuietSettings[],
+  ): Promise<dispatch.HeldItem[]> {
+    if (hold.length === 0) return hold;
+    const accountOf = new Map(claimed.map((m) => [m.id, m.account_id]));
+    const accounts = [...new Set(hold.map((h) => accountOf.get(h.id)!))];
+    const before = new Map(settings.map((r) => [Number(r.account_id), quietKey(r)]));
+    const now = new Map((await findSettingsMany(tx, accounts, true)).map((r) => [r.account_id, quietKey(r)]));
+    const changed = new Set(accounts.filter((a) => (before.get(a) ?? '') !== (now.get(a) ?? '')));
+    if (changed.size === 0) return hold;
+    const nowMs = this.options.clock.nowMs();
+    return hold.map((h) => (changed.has(accountOf.get(h.id)!) ? { id: h.id, dueAt: nowMs } : h));
   }
 
   /**
@@ -434,8 +504,9 @@ export class Dispatcher {
 
   /**
    * What the carrier is handed: an MMS with a template (queued since migration 011) goes with the
-   * template's Message and MediaIds as they are now (API.md §10.7); a template deleted since, or
-   * an SMS, with the message's own text.
+   * template's Message and MediaIds as they are now (API.md §10.7), the Message's merge fields
+   * replaced with the recipient's values (API.md §10.6); a template deleted since, or an SMS, with
+   * the message's own text (personalised when it was queued).
    */
   private async outbound(m: ClaimedMessage): Promise<OutboundMessage> {
     const base = {
@@ -450,7 +521,9 @@ export class Dispatcher {
     };
     if (m.type_id !== MESSAGE_TYPE_MMS || m.mms_template_id === null) return base;
     const template = await findTemplate(this.options.store.db, m.account_id, m.mms_template_id);
-    return template ? { ...base, text: template.message, mediaIds: template.media_ids } : base;
+    // The template is read now, so its merge fields are merged now, for this recipient (API.md §10.6).
+    const text = template ? await mergeFields(this.options.store.db, m.account_id, m.mobile_phone, template.message) : '';
+    return template ? { ...base, text, mediaIds: template.media_ids } : base;
   }
 
   /**
@@ -521,10 +594,16 @@ export class Dispatcher {
   }
 
   /** Writes every outcome of a claim in one transaction, refunds included (see the class comment). */
-  private async record(claimed: ClaimedMessage[], token: string, outcomes: Map<number, Outcome>, round: DispatchRound): Promise<void> {
+  private async record(
+    claimed: ClaimedMessage[],
+    token: string,
+    outcomes: Map<number, Outcome>,
+    round: DispatchRound,
+    settings: readonly QuietSettings[] = [],
+  ): Promise<void> {
     const { store, clock } = this.options;
     const nowSeconds = clock.nowSeconds();
-    const counts = { sent: 0, failed: 0, rejected: 0, retried: 0, lost: 0, waiting: 0, receipts: 0 };
+    const counts = { sent: 0, failed: 0, rejected: 0, retried: 0, lost: 0, waiting: 0, held: 0, receipts: 0 };
     await inTransaction(
       store,
       async (tx) => {
@@ -533,11 +612,19 @@ export class Dispatcher {
         // The Sent ones (nearly all) in one statement; the released in one; the rest one by one.
         const sent: dispatch.SentItem[] = [];
         const release: number[] = [];
+        const hold: dispatch.HeldItem[] = [];
+        const unhold: number[] = [];
         for (const m of claimed) {
           const o = outcomes.get(m.id)!;
           if (o.kind === 'sent') sent.push({ id: m.id, carrier: o.carrier, carrierId: o.carrierMessageId, receipt: o.receipt });
           else if (o.kind === 'release') release.push(m.id);
+          else if (o.kind === 'hold') hold.push({ id: m.id, dueAt: o.dueAt });
+          if (o.kind !== 'hold' && m.quiet_state === 1) unhold.push(m.id);
         }
+        // API.md §14.3.5: quiet hours over; then the held, against the settings as they are now.
+        await dispatch.clearQuietHeld(tx, unhold, token);
+        counts.held = await dispatch.holdQuiet(tx, await this.recheckHolds(tx, claimed, hold, settings), token);
+        counts.lost += hold.length - counts.held;
         const written = await dispatch.markSentMany(tx, token, nowSeconds, sent);
         // API.md §12.1: the message events of this round's outcomes, in its transaction.
         const changed = claimed.filter((m) => written.has(m.id));
@@ -547,7 +634,7 @@ export class Dispatcher {
         counts.lost += release.length - counts.waiting;
         for (const m of claimed) {
           const o = outcomes.get(m.id)!;
-          if (o.kind === 'sent' || o.kind === 'release') continue;
+          if (o.kind === 'sent' || o.kind === 'release' || o.kind === 'hold') continue;
           if (o.kind === 'retry') {
             if (await dispatch.markRetry(tx, m.id, token, o.dueAt)) counts.retried++;
             else counts.lost++;
@@ -571,14 +658,20 @@ export class Dispatcher {
       },
       { immediate: true },
     );
-    const { receipts, waiting, ...outcomeCounts } = counts;
+    const { receipts, waiting, held, ...outcomeCounts } = counts;
     Object.assign(round, outcomeCounts);
     if (waiting > 0) round.waiting = waiting;
+    if (held > 0) round.held = held;
     round.receipts += receipts;
-    for (const k of ['sent', 'failed', 'rejected', 'retried', 'lost', 'waiting', 'receipts'] as const) this.totals[k] += counts[k];
+    for (const k of ['sent', 'failed', 'rejected', 'retried', 'lost', 'waiting', 'held', 'receipts'] as const) this.totals[k] += counts[k];
     if (counts.lost > 0)
       this.log.warn({ lost: counts.lost }, 'lease lost before the outcome was written (another dispatcher took the messages)');
   }
+}
+
+/** The quiet-hours fields of a settings row, compared to tell a change (undefined: no row). */
+function quietKey(r: QuietSettings | undefined): string {
+  return r === undefined ? '' : JSON.stringify([r.quiet_start, r.quiet_end, r.time_zone]);
 }
 
 /** 1 s × 2^(attempt − 1), at most 5 minutes. */

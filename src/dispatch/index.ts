@@ -55,6 +55,8 @@ export function createDispatcher(
     leaseMs: config.dispatchLeaseMs,
     maxAttempts: config.dispatchMaxAttempts,
     pollMs: config.dispatchPollMs,
+    // API.md §14.3.5: quiet hours of accounts that chose no TimeZone are in the service's zone.
+    timeZone: config.timeZone,
     ...(overrides.log ? { log: overrides.log } : {}),
     // API.md §11.5: inbound texts from the carrier run the inbound rules (src/domain/inbound.ts).
     inbound: overrides.inbound ?? createInboundHandler(inboundDeps(config, store, overrides.clock ?? systemClock), overrides.log),
@@ -70,6 +72,7 @@ export function createScheduler(config: Config, store: Store, overrides: { clock
     store,
     clock: overrides.clock ?? systemClock,
     prices: { smsSegmentCredits: config.smsSegmentCredits, mmsCredits: config.mmsCredits },
+    linkDomain: config.linkDomain,
     batchSize: config.dispatchBatchSize,
     leaseMs: config.dispatchLeaseMs,
     pollMs: config.schedulerPollMs,

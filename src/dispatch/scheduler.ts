@@ -3,12 +3,16 @@ import { PollLoop } from './poll-loop.ts';
 import { inTransaction, type Store } from '../store/db.ts';
 import { emitEvent } from '../domain/webhooks.ts';
 import { debitCredits, refundCredits } from '../store/repositories/credits.ts';
+import { setMessageErrorCode } from '../store/repositories/inbound.ts';
 import { insertMessage } from '../store/repositories/message-log.ts';
 import * as scheduled from '../store/repositories/scheduled.ts';
 import type { ClaimedScheduled } from '../store/repositories/scheduled.ts';
-import { messageCost, type Prices } from '../domain/segments.ts';
+import type { Prices } from '../domain/segments.ts';
+import { personalise, storeLinks, type PersonaliseDeps } from '../domain/personalise.ts';
+import { nextOccurrence, parseRRule, type Occurrence } from '../domain/recurrence.ts';
 import { DIRECTION_OUTBOUND, LOG_STATUS, MESSAGE_TYPE_MMS } from '../records/statuses.ts';
 import type { Clock } from '../lib/time.ts';
+import type { Db } from '../store/types.ts';
 
 /**
  * The scheduler (API.md §11.7): the status life of scheduled
@@ -34,9 +38,30 @@ import type { Clock } from '../lib/time.ts';
  *    and their reservation as `Credits` (no second debit; the dispatcher refunds it if the message
  *    ends Failed or Rejected).
  *
+ * Merge fields and tracked links (API.md §10.6): the scheduled message keeps `Message` as written.
+ * The check reserves the cost of the text personalised for the recipient as it is then
+ * (src/domain/personalise.ts). The send personalises it again (the contact may have changed since),
+ * stores its links, and settles the difference with the reservation in its transaction: the
+ * excess is refunded, the shortfall debited; a shortfall the balance cannot pay ends the message
+ * Rejected `NO_CREDITS` at once (logged, its Credits its price, nothing kept: the reservation is
+ * refunded; `message.rejected` is emitted).
+ *
+ * Recurring messages (`RRule`, src/domain/recurrence.ts): the row is the occurrence due next.
+ * - The send of an occurrence that is not the last one does not delete the row: in the SAME
+ *   transaction that queues the message it moves the row to the next occurrence (`scheduled_at`,
+ *   its number), 1 Pending with nothing reserved, its check due at once. So the reservation of the
+ *   next occurrence is an ordinary check, and a scheduler that dies between the two leaves a
+ *   Pending row whose check any scheduler does later: no occurrence is skipped or sent twice.
+ * - The occurrences whose time passed while no scheduler ran (the service was down) are not sent
+ *   one by one: the late one is sent once, and the next is the first occurrence still ahead (the
+ *   skipped ones count for COUNT).
+ * - A recurring message Action Required waits with its check due at its occurrence; when the
+ *   occurrence passes unsent it moves to the next occurrence, Pending (checked at once); after the
+ *   last one it stays listed, unsent, as a single message does.
+ *
  * A scheduler that dies after a claim leaves its rows leased; they are due again when the lease
  * runs out, and the next round does their work (a check or a send) once: every write is guarded by
- * the claim's token, and a send deletes the row in the transaction that queues the message.
+ * the claim's token, and a send deletes or moves the row in the transaction that queues the message.
  */
 
 export interface SchedulerOptions {
@@ -51,6 +76,8 @@ export interface SchedulerOptions {
   leaseMs: number;
   /** Pause of an idle loop between rounds, ms, real time (MSGSVC_SCHEDULER_POLL_MS; ≤ 1,000 so a check comes within a second). */
   pollMs: number;
+  /** MSGSVC_LINK_DOMAIN: the base of the tracked links of messages scheduled with `ShortenLinks` 1 (unset: links are left alone). */
+  linkDomain?: string | undefined;
   log?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
 }
 
@@ -63,6 +90,8 @@ export interface ScheduleRound {
   actionRequired: number;
   /** Action Required past their DateTime: left waiting, unsent. */
   waiting: number;
+  /** Recurring ones Action Required past their occurrence: moved to the next occurrence, unsent. */
+  skipped: number;
   /** Sent: now Messages of the log. */
   sent: number;
   /** Outcomes not written because the claim was lost meanwhile (updated, cancelled, or taken after the lease). */
@@ -70,7 +99,22 @@ export interface ScheduleRound {
 }
 
 const noLog = { info() {}, warn() {}, error() {} };
-const emptyRound = (): ScheduleRound => ({ claimed: 0, approved: 0, actionRequired: 0, waiting: 0, sent: 0, lost: 0 });
+
+/** ErrorCode of an occurrence whose personalised text costs more than the balance can pay (API.md §9.11). */
+const NO_CREDITS = 'NO_CREDITS';
+const emptyRound = (): ScheduleRound => ({ claimed: 0, approved: 0, actionRequired: 0, waiting: 0, skipped: 0, sent: 0, lost: 0 });
+
+/** The occurrence after the one a recurring row stands for that is after `nowSeconds`; undefined for the last (or a single message). */
+function nextOf(m: ClaimedScheduled, nowSeconds: number): Occurrence | undefined {
+  if (m.rrule === '' || m.rrule_start === null) return undefined;
+  const rule = parseRRule(m.rrule);
+  if (!rule) return undefined;
+  return nextOccurrence(
+    { rule, startSeconds: m.rrule_start, zone: m.rrule_zone || 'UTC' },
+    { index: m.rrule_occurrence, atSeconds: m.scheduled_at },
+    nowSeconds,
+  );
+}
 
 /** Groups rows by account, accounts ascending, rows in id order. */
 function byAccount(rows: readonly ClaimedScheduled[]): [number, ClaimedScheduled[]][] {
@@ -119,24 +163,47 @@ export class Scheduler {
     const toCheck: ClaimedScheduled[] = [];
     const toSend: ClaimedScheduled[] = [];
     const putBack: { row: ClaimedScheduled; dueAt: number | null }[] = [];
+    const skip: { row: ClaimedScheduled; next: Occurrence }[] = [];
     for (const m of claimed) {
       const at = m.scheduled_at * 1000;
       if (m.status_id === 3) {
         if (at <= now) toSend.push(m);
         else putBack.push({ row: m, dueAt: at }); // not yet (a lease ran out early): back to its time
       } else if (m.status_id === 2 && at <= now) {
-        putBack.push({ row: m, dueAt: null });
-        round.waiting++;
+        const next = nextOf(m, clock.nowSeconds());
+        if (next) skip.push({ row: m, next });
+        else putBack.push({ row: m, dueAt: null });
       } else toCheck.push(m);
     }
-    if (putBack.length > 0) {
+    if (putBack.length > 0 || skip.length > 0) {
+      const counts = { waiting: 0, skipped: 0, lost: 0 };
       await inTransaction(
         store,
         async (tx) => {
-          for (const p of putBack) if (!(await scheduled.releaseClaim(tx, p.row.id, token, p.dueAt))) round.lost++;
+          counts.waiting = counts.skipped = counts.lost = 0;
+          for (const p of putBack) {
+            if (!(await scheduled.releaseClaim(tx, p.row.id, token, p.dueAt))) counts.lost++;
+            else if (p.dueAt === null) counts.waiting++;
+          }
+          // Nothing was reserved while Action Required: nothing to settle.
+          for (const { row, next } of skip) {
+            const moved = await scheduled.advanceOccurrence(
+              tx,
+              row.id,
+              token,
+              2,
+              { scheduledAt: next.atSeconds, occurrence: next.index },
+              now,
+            );
+            if (moved) counts.skipped++;
+            else counts.lost++;
+          }
         },
         { immediate: true },
       );
+      round.waiting += counts.waiting;
+      round.skipped += counts.skipped;
+      round.lost += counts.lost;
     }
     if (toCheck.length > 0) await this.check(toCheck, token, round);
     if (toSend.length > 0) await this.send(toSend, token, round);
@@ -156,7 +223,8 @@ export class Scheduler {
 
   /** Step 2 of the class comment. */
   private async check(rows: ClaimedScheduled[], token: string, round: ScheduleRound): Promise<void> {
-    const { store, clock, prices } = this.options;
+    const { store, clock } = this.options;
+    const deps = this.personaliseDeps();
     const nowSeconds = clock.nowSeconds();
     const counts = { approved: 0, actionRequired: 0, lost: 0 };
     await inTransaction(
@@ -172,7 +240,7 @@ export class Scheduler {
           for (const m of mine) {
             const reason = blocked.get(m.id);
             if (reason === undefined) {
-              const cost = messageCost(m.type_id, m.message, prices).credits;
+              const cost = (await personalise(tx, deps, accountId, m.mobile_phone, m.message, m.type_id, m.shorten_links === 1)).credits;
               if (await debitCredits(tx, accountId, cost, nowSeconds)) {
                 if (await scheduled.markChecked(tx, m.id, token, 3, cost, m.scheduled_at * 1000, '')) counts.approved++;
                 else {
@@ -182,7 +250,9 @@ export class Scheduler {
                 continue;
               }
             }
-            if (await scheduled.markChecked(tx, m.id, token, 2, 0, null, reason ?? 'NO_CREDITS')) {
+            // A recurring one waits due at its occurrence (to move on when it passes unsent).
+            const waitUntil = m.rrule === '' ? null : m.scheduled_at * 1000;
+            if (await scheduled.markChecked(tx, m.id, token, 2, 0, waitUntil, reason ?? 'NO_CREDITS')) {
               counts.actionRequired++;
               // API.md §12: scheduled.action_required, in the transaction that sets it.
               await emitEvent(tx, accountId, 'scheduled.action_required', () => scheduled.findScheduled(tx, accountId, m.id), nowSeconds);
@@ -197,44 +267,46 @@ export class Scheduler {
     round.lost += counts.lost;
   }
 
-  /** Step 4 of the class comment. */
+  private personaliseDeps(): PersonaliseDeps {
+    return { prices: this.options.prices, linkDomain: this.options.linkDomain };
+  }
+
+  /**
+   * Step 4 of the class comment: per account (ascending; its balance row locked first), the
+   * messages whose time has come leave the list (the last or only occurrence) or move to their
+   * next occurrence, and become Messages of the log, personalised now, the reservation settled.
+   */
   private async send(rows: ClaimedScheduled[], token: string, round: ScheduleRound): Promise<void> {
-    const { store, clock, prices } = this.options;
+    const { store, clock } = this.options;
+    const deps = this.personaliseDeps();
     const nowMs = clock.nowMs();
     const nowSeconds = clock.nowSeconds();
+    // The next occurrences are pure arithmetic: computed before the transaction.
+    const next = new Map<number, Occurrence>();
+    for (const m of rows) {
+      const o = nextOf(m, nowSeconds);
+      if (o) next.set(m.id, o);
+    }
     let sent = 0;
     await inTransaction(
       store,
       async (tx) => {
         sent = 0;
         for (const [accountId, mine] of byAccount(rows)) {
+          await scheduled.lockCredits(tx, accountId);
           const taken = await scheduled.takeForSending(
             tx,
             accountId,
-            mine.map((m) => m.id),
+            mine.filter((m) => !next.has(m.id)).map((m) => m.id),
             token,
           );
+          for (const m of mine) {
+            const o = next.get(m.id);
+            if (o && (await scheduled.advanceOccurrence(tx, m.id, token, 3, { scheduledAt: o.atSeconds, occurrence: o.index }, nowMs)))
+              taken.push(m);
+          }
           for (const m of taken.sort((a, b) => a.id - b.id)) {
-            await insertMessage(
-              tx,
-              accountId,
-              {
-                direction: DIRECTION_OUTBOUND,
-                number: m.number,
-                mobilePhone: m.mobile_phone,
-                message: m.message,
-                typeId: m.type_id,
-                statusId: LOG_STATUS.QUEUED,
-                segments: messageCost(m.type_id, m.message, prices).segments,
-                credits: m.reserved_credits,
-                batchId: null,
-                scheduledMessageId: m.id,
-                optOutExempt: 0,
-                dueAt: nowMs,
-                mmsTemplateId: m.type_id === MESSAGE_TYPE_MMS ? m.mms_template_id : null,
-              },
-              nowSeconds,
-            );
+            await this.queueOccurrence(tx, deps, accountId, m, nowMs, nowSeconds);
             sent++;
           }
         }
@@ -244,5 +316,53 @@ export class Scheduler {
     round.sent += sent;
     round.lost += rows.length - sent;
     if (sent > 0) this.log.info({ sent }, 'scheduled messages queued');
+  }
+
+  /**
+   * Queues one taken occurrence (see the class comment): the text personalised now, its links
+   * stored, the reservation settled; Rejected `NO_CREDITS` when the balance cannot pay the rest.
+   */
+  private async queueOccurrence(
+    tx: Db,
+    deps: PersonaliseDeps,
+    accountId: number,
+    m: ClaimedScheduled,
+    nowMs: number,
+    nowSeconds: number,
+  ): Promise<void> {
+    const p = await personalise(tx, deps, accountId, m.mobile_phone, m.message, m.type_id, m.shorten_links === 1);
+    const reserved = m.reserved_credits;
+    let rejected = false;
+    if (p.credits < reserved) await refundCredits(tx, accountId, reserved - p.credits, nowSeconds);
+    else if (p.credits > reserved && !(await debitCredits(tx, accountId, p.credits - reserved, nowSeconds))) {
+      await refundCredits(tx, accountId, reserved, nowSeconds);
+      rejected = true;
+    }
+    const message = await insertMessage(
+      tx,
+      accountId,
+      {
+        direction: DIRECTION_OUTBOUND,
+        number: m.number,
+        mobilePhone: m.mobile_phone,
+        message: p.message,
+        typeId: m.type_id,
+        statusId: rejected ? LOG_STATUS.REJECTED : LOG_STATUS.QUEUED,
+        segments: p.segments,
+        credits: p.credits,
+        batchId: null,
+        scheduledMessageId: m.id,
+        optOutExempt: 0,
+        dueAt: rejected ? null : nowMs,
+        mmsTemplateId: m.type_id === MESSAGE_TYPE_MMS ? m.mms_template_id : null,
+      },
+      nowSeconds,
+    );
+    if (p.links.length > 0) await storeLinks(tx, accountId, message.id, p.links, nowSeconds);
+    if (rejected) {
+      await setMessageErrorCode(tx, accountId, message.id, NO_CREDITS);
+      // API.md §12.1: message.rejected, in the transaction that logs it Rejected.
+      await emitEvent(tx, accountId, 'message.rejected', { ...message, error_code: NO_CREDITS }, nowSeconds);
+    }
   }
 }

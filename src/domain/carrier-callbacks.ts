@@ -40,7 +40,8 @@ export const CARRIER_MESSAGE_ID_MAX = 255;
  * once per (carrier, text.carrierMessageId), in one transaction with the once-only key (see the
  * module comment). A text to a number no account holds stores nothing but its key (so its
  * repeats are answered the same way).
- * @param carrier the carrier's configured name.
+ * @param carrier the carrier's configured name (also the Carrier of the consent ledger entries a STOP
+ *   or START writes, API.md §10.2).
  * @throws RangeError when `carrierMessageId` is empty or over CARRIER_MESSAGE_ID_MAX characters
  *   (the callers check it first); whatever the store throws (nothing was written: the caller
  *   answers 5xx and the provider tries again).
@@ -53,7 +54,7 @@ export async function receiveCarrierInbound(deps: InboundDeps, carrier: string, 
     deps.store,
     async (tx): Promise<CarrierInboundResult> => {
       if (!(await claimCarrierInbound(tx, carrier, text.carrierMessageId, deps.clock.nowMs()))) return { kind: 'repeat' };
-      const outcome = await receiveInboundIn(tx, deps, { from: text.from, to: text.to, text: text.text });
+      const outcome = await receiveInboundIn(tx, deps, { from: text.from, to: text.to, text: text.text, carrier });
       return { kind: 'received', outcome };
     },
     { immediate: true },

@@ -14,6 +14,7 @@ import { nowSeconds } from '../lib/time.ts';
 import { caseKey } from './text.ts';
 import { characterLength, formatCount, messages, validate } from './validation.ts';
 import { emitEvent } from './webhooks.ts';
+import { recordOptOut } from './consent.ts';
 
 /**
  * contacts/import (API.md §10.2), shared by the HTTP operation and `msgsvc contacts import`.
@@ -56,6 +57,11 @@ export interface ImportOptions {
   batchRows?: number;
   /** The clock: current time in epoch seconds (default: the system clock, as every write uses). */
   now?: () => number;
+  /**
+   * Who asked for the import: the Source of the consent ledger entries it writes (src/domain/consent.ts):
+   * `import` (default: an API client, or `msgsvc contacts import`) or `console` (the web console).
+   */
+  source?: 'import' | 'console';
 }
 
 /** At most this many errors are listed (API.md §10.2); Failed still counts every failed row. */
@@ -260,7 +266,9 @@ interface BatchOutcome {
  * by E.164 and is kept current, so a number repeated in the file updates the contact its first
  * row created. A known contact gets the row's non-empty cells; as with contacts/update, its
  * DateUpdated moves only when a field or its memberships change (a row that changes nothing saves
- * nothing). GroupIds replaces the memberships; each custom field cell sets that entry.
+ * nothing). GroupIds replaces the memberships; each custom field cell sets that entry. A row that
+ * sets OptedOut 1 on a contact that did not have it appends a consent ledger entry (`source`,
+ * Detail `contacts/import`; API.md §10.2) with the row's own writes.
  */
 async function writeRow(
   tx: Db,
@@ -268,6 +276,7 @@ async function writeRow(
   row: ParsedRow,
   known: Map<string, ContactFields>,
   now: number,
+  source: 'import' | 'console',
 ): Promise<'created' | 'updated'> {
   const phone = row.phone!;
   const v = row.values;
@@ -295,8 +304,10 @@ async function writeRow(
     if (v.GroupIds) await contacts.setContactGroups(tx, accountId, id, v.GroupIds, false);
   }
   for (const e of row.entries) await contacts.setContactEntry(tx, accountId, e.fieldId, id, e.value, now);
-  // API.md §12: OptedOut set through the API (an import row) is contact.opted_out.
+  // API.md §12: OptedOut set through the API (an import row) is contact.opted_out; API.md §10.2:
+  // its consent ledger entry, with the row's writes (and in its savepoint when there is one).
   if (next.optedOut === 1 && (existing?.opted_out ?? 0) !== 1) {
+    await recordOptOut(tx, accountId, id, source, 'contacts/import', now);
     await emitEvent(tx, accountId, 'contact.opted_out', () => contacts.findContact(tx, accountId, id), now);
   }
   known.set(phone.e164, {
@@ -322,7 +333,13 @@ async function writeRow(
  * rolled back and written again in a new transaction (its lookups read afresh) with a savepoint
  * around each row, so that row alone is undone and reported.
  */
-async function writeBatch(store: Store, accountId: number, rows: ParsedRow[], clock: () => number): Promise<BatchOutcome> {
+async function writeBatch(
+  store: Store,
+  accountId: number,
+  rows: ParsedRow[],
+  clock: () => number,
+  source: 'import' | 'console',
+): Promise<BatchOutcome> {
   const failedRow = (row: ParsedRow, e: { field: string; message: string }): ImportError => ({
     Line: row.line,
     Field: e.field,
@@ -351,14 +368,14 @@ async function writeBatch(store: Store, accountId: number, rows: ParsedRow[], cl
         let result: 'created' | 'updated';
         if (!safe) {
           try {
-            result = await writeRow(tx, accountId, row, known, now);
+            result = await writeRow(tx, accountId, row, known, now, source);
           } catch (err) {
             if (err instanceof UniqueViolation || err instanceof ForeignKeyViolation) throw new RetryWithSavepoints();
             throw err;
           }
         } else {
           try {
-            result = await contacts.inSavepoint(tx, () => writeRow(tx, accountId, row, known, now));
+            result = await contacts.inSavepoint(tx, () => writeRow(tx, accountId, row, known, now, source));
           } catch (err) {
             // Still racing another writer after a fresh lookup: this row alone fails.
             if (err instanceof UniqueViolation)
@@ -403,7 +420,8 @@ function csvMessage(err: CsvError | undefined): string {
  * Email, Zip, BirthDay, OptedOut, GroupIds (ids joined by `;`), and any of the account's custom
  * fields by Name (its cell sets that contact's entry). A UTF-8 BOM is ignored. Rows are matched by
  * normalised Number: a new number creates a contact, a known one is updated with the row's
- * non-empty cells. OptedOut 1 → 0 is refused. Each row commits whole or not at all; valid rows
+ * non-empty cells. OptedOut 1 → 0 is refused; 0 → 1 (or a new contact with 1) appends a consent
+ * ledger entry (`options.source`, Detail `contacts/import`). Each row commits whole or not at all; valid rows
  * commit when others fail. Lines with only empty cells are no rows; `\r\n`, `\n` and `\r` all end
  * a line; a quote inside an unquoted cell is kept as a character.
  *
@@ -458,7 +476,7 @@ export async function importContacts(store: Store, accountId: number, input: Rea
     const rows = batch;
     batch = [];
     if (rows.length > 0) {
-      const outcome = await writeBatch(store, accountId, rows, clock);
+      const outcome = await writeBatch(store, accountId, rows, clock, options.source ?? 'import');
       report.Created += outcome.created;
       report.Updated += outcome.updated;
       for (const e of outcome.failed) failRow(e);

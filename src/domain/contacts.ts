@@ -11,6 +11,7 @@ import { normalisePhone } from './phone.ts';
 import { nowSeconds } from '../lib/time.ts';
 import { canonicalInteger, defineRules, isBlank, isEmpty, messages, toId, validate, type Input } from './validation.ts';
 import { emitEvent } from './webhooks.ts';
+import { recordOptOut, type WriteClient } from './consent.ts';
 
 /**
  * Finds the account's contact by phone number, in any common writing of it (`+15551234567`,
@@ -183,12 +184,21 @@ function takenOnRace(err: unknown, change: ContactChange): never {
  * Fields: `Number` (required, a phone number read like contacts/find, with `region` for national
  * numbers; stored as E.164 digits), FirstName/LastName/City (≤ 255), Email (≤ 255, an address),
  * Zip (≤ 32), BirthDay (`YYYY-MM-DD`), OptedOut (0 or 1), GroupIds (the account's group ids).
+ * Created with OptedOut 1, it gets its consent ledger's first entry (src/domain/consent.ts:
+ * Source `api`, or `console` when `client` is the console; Detail `contacts/create`) in the same
+ * transaction.
  * @returns the new contact with its group and custom field ids.
  * @throws ValidationFailedError (422) with the first error of each field in rule order, including
  *   `Number "{as sent}" has already been taken.` (also when a concurrent create wins the unique
  *   index contacts_account_e164_uq) and `Group Ids is invalid.`
  */
-export async function createContact(store: Store, accountId: number, input: Input, region: CountryCode): Promise<ContactRow> {
+export async function createContact(
+  store: Store,
+  accountId: number,
+  input: Input,
+  region: CountryCode,
+  client: WriteClient = 'api',
+): Promise<ContactRow> {
   const { errors, change } = readChange(input, CONTACT_RULES, region);
   return inTransaction(store, async (tx) => {
     const all = inRuleOrder([...errors, ...(await databaseErrors(tx, accountId, change, 0))]);
@@ -214,8 +224,11 @@ export async function createContact(store: Store, accountId: number, input: Inpu
     }
     if (change.groupIds && change.groupIds.length > 0) await contacts.setContactGroups(tx, accountId, id, change.groupIds, false);
     const created = (await contacts.findContact(tx, accountId, id))!;
-    // API.md §12: OptedOut set through the API.
-    if (created.opted_out === 1) await emitEvent(tx, accountId, 'contact.opted_out', created, now);
+    // API.md §12: OptedOut set through the API; API.md §10.2: its consent ledger entry, in this transaction.
+    if (created.opted_out === 1) {
+      await recordOptOut(tx, accountId, id, client, 'contacts/create', now);
+      await emitEvent(tx, accountId, 'contact.opted_out', created, now);
+    }
     return created;
   });
 }
@@ -228,12 +241,21 @@ export async function createContact(store: Store, accountId: number, input: Inpu
  * nothing and leaves DateUpdated as it was (docs/API.md §4.6).
  * The body is checked first (no database), then the record is looked up (404), then the 422 is
  * thrown (API.md §1.5).
+ * OptedOut 0 → 1 appends an entry to the consent ledger (src/domain/consent.ts: Source `api`, or
+ * `console` when `client` is the console; Detail `contacts/update`) in the same transaction.
  * @param id canonical integer text of the `id` query parameter.
  * @throws NotFoundError `Object not found: {id}` when the account has no contact `id`.
  * @throws ValidationFailedError with the first error of each field in rule order, including
  *   `Opted Out can only be cleared by the contact texting START.`
  */
-export async function updateContact(store: Store, accountId: number, id: string, input: Input, region: CountryCode): Promise<ContactRow> {
+export async function updateContact(
+  store: Store,
+  accountId: number,
+  id: string,
+  input: Input,
+  region: CountryCode,
+  client: WriteClient = 'api',
+): Promise<ContactRow> {
   const rules = Object.hasOwn(input, 'Number') ? CONTACT_RULES : UPDATE_RULES_WITHOUT_NUMBER;
   const { errors, change } = readChange(input, rules, region);
   return inTransaction(store, async (tx) => {
@@ -255,8 +277,10 @@ export async function updateContact(store: Store, accountId: number, id: string,
       }
     }
     const updated = (await contacts.findContact(tx, accountId, row.id))!;
-    // API.md §12: OptedOut set through the API (0 → 1; 1 → 0 is refused above).
+    // API.md §12: OptedOut set through the API (0 → 1; 1 → 0 is refused above); API.md §10.2: its
+    // consent ledger entry, in this transaction.
     if (updated.opted_out !== row.opted_out) {
+      await recordOptOut(tx, accountId, row.id, client, 'contacts/update', updated.updated_at);
       await emitEvent(tx, accountId, updated.opted_out === 1 ? 'contact.opted_out' : 'contact.opted_in', updated, updated.updated_at);
     }
     return updated;
@@ -272,8 +296,9 @@ export async function viewContact(store: Store, accountId: number, id: string): 
 }
 
 /**
- * contacts/delete?id=: deletes the contact; its group memberships and custom field entries go with
- * it (foreign keys ON DELETE CASCADE). Messages in the log keep their phone number.
+ * contacts/delete?id=: deletes the contact; its group memberships, custom field entries and
+ * consent ledger go with it (foreign keys ON DELETE CASCADE; the only way ledger entries go,
+ * API.md §10.2). Messages in the log keep their phone number.
  * @throws NotFoundError `Object not found: {id}`.
  */
 export async function deleteContact(store: Store, accountId: number, id: string): Promise<void> {

@@ -16,7 +16,9 @@ import { caseKey } from './text.ts';
 import type { Clock } from '../lib/time.ts';
 import { canonicalInteger, defineRules, isBlank, messages, validate, type Input } from './validation.ts';
 import { emitEvent } from './webhooks.ts';
+import { recordKeyword } from './consent.ts';
 import { findContactByE164 } from '../store/repositories/contacts.ts';
+import { markNeverHeld } from '../store/repositories/account-settings.ts';
 
 /**
  * Inbound texts, opt-out and keywords at work (API.md §11.5), and the sandbox's
@@ -39,8 +41,14 @@ import { findContactByE164 } from '../store/repositories/contacts.ts';
  * holds the number (stored and applied in each), and ONE confirmation in all is sent, logged in the
  * account with the lowest id among them; any other text is stored for each of them.
  *
- * Everything one text causes (the stored texts, contacts, memberships, replies and the autoreply's
- * debit) is written in ONE transaction: a carrier's text is acknowledged after that commit
+ * Every change of a contact's OptedOut by STOP or START appends an entry to that contact's consent
+ * ledger (API.md §10.2 contacts/consent; src/domain/consent.ts): Source `keyword`, Detail the text
+ * as received, trimmed (its case kept), Carrier the configured name of the carrier the text came
+ * through (`InboundTextIn.carrier`; for `POST /v1/sandbox/inbound`, the sandbox carrier's name).
+ * A STOP or START that changes no contact writes none.
+ *
+ * Everything one text causes (the stored texts, contacts, memberships, ledger entries, replies and
+ * the autoreply's debit) is written in ONE transaction: a carrier's text is acknowledged after that commit
  * (CarrierSink), so a crash loses none of it and never keeps half of it.
  *
  * The three replies are Queued like any message and go out through the dispatcher, free (Credits
@@ -82,11 +90,19 @@ export interface InboundReplies {
 /** What the inbound rules need: the messaging rules' store, clock, prices, region, and the reply texts. */
 export interface InboundDeps extends MessagingDeps {
   replies: InboundReplies;
+  /**
+   * The carrier name of a text that names none (`InboundTextIn.carrier`), for the consent ledger:
+   * the sandbox carrier's configured name when there is one (`POST /v1/sandbox/inbound`), else
+   * the first carrier's. Default `sandbox`.
+   */
+  defaultCarrier?: string;
 }
 
 /** The inbound rules' dependencies from the settings (API.md §11.5: the replies are settings). */
 export function inboundDeps(
-  config: Pick<Config, 'smsSegmentCredits' | 'mmsCredits' | 'defaultRegion' | 'stopReply' | 'startReply' | 'helpReply'>,
+  config: Pick<Config, 'smsSegmentCredits' | 'mmsCredits' | 'defaultRegion' | 'stopReply' | 'startReply' | 'helpReply'> & {
+    readonly carriers?: Config['carriers'];
+  },
   store: Store,
   clock: Clock,
 ): InboundDeps {
@@ -96,6 +112,7 @@ export function inboundDeps(
     prices: { smsSegmentCredits: config.smsSegmentCredits, mmsCredits: config.mmsCredits },
     region: config.defaultRegion,
     replies: { stop: config.stopReply, start: config.startReply, help: config.helpReply },
+    defaultCarrier: (config.carriers?.find((c) => c.kind === 'sandbox') ?? config.carriers?.[0])?.name ?? 'sandbox',
   };
 }
 
@@ -104,6 +121,8 @@ export interface InboundTextIn {
   readonly from: string;
   readonly to: string;
   readonly text: string;
+  /** The configured name of the carrier it came through (the consent ledger's Carrier); default `InboundDeps.defaultCarrier`. */
+  readonly carrier?: string;
 }
 
 /** Which rule of API.md §11.5 a text falls under (`keyword` only when the first word is reserved on the number). */
@@ -182,6 +201,7 @@ export async function receiveInboundIn(tx: Db, deps: InboundDeps, text: InboundT
   const now = clock.nowSeconds();
   const dueAt = clock.nowMs();
   const outcome: InboundOutcome = { kind: classified.kind, received: [], replies: [], joinedGroupIds: [] };
+  const carrierName = text.carrier ?? deps.defaultCarrier ?? 'sandbox';
   const holders = await inbound.numberHolders(tx, to);
   if (holders.length === 0) return outcome;
   const accountIds = [...new Set(holders.map((h) => h.account_id))];
@@ -250,15 +270,19 @@ export async function receiveInboundIn(tx: Db, deps: InboundDeps, text: InboundT
       for (const accountId of accountIds) {
         const contact = await inbound.ensureContact(tx, accountId, sender, 1, now);
         const changed = contact.created || (await inbound.setContactOptedOut(tx, accountId, sender.e164, 1, now));
-        // API.md §12: contact.opted_out when STOP changes the contact.
-        if (changed) await emitEvent(tx, accountId, 'contact.opted_out', () => findContactByE164(tx, accountId, sender.e164), now);
+        // API.md §12: contact.opted_out when STOP changes the contact; API.md §10.2: its consent ledger entry.
+        if (changed) {
+          await recordKeyword(tx, accountId, sender.e164, 1, text.text.trim(), carrierName, now);
+          await emitEvent(tx, accountId, 'contact.opted_out', () => findContactByE164(tx, accountId, sender.e164), now);
+        }
       }
       await free(accountIds[0]!, replies.stop);
       break;
     case 'start':
       for (const accountId of accountIds) {
-        // API.md §12: contact.opted_in when START changes the contact.
+        // API.md §12: contact.opted_in when START changes the contact; API.md §10.2: its consent ledger entry.
         if (await inbound.setContactOptedOut(tx, accountId, sender.e164, 0, now)) {
+          await recordKeyword(tx, accountId, sender.e164, 0, text.text.trim(), carrierName, now);
           await emitEvent(tx, accountId, 'contact.opted_in', () => findContactByE164(tx, accountId, sender.e164), now);
         }
       }
@@ -324,7 +348,11 @@ async function autoreply(
     },
     a.now,
   );
-  if (reason === undefined) return message;
+  // API.md §14.3.5: a keyword's autoreply answers a text just received: quiet hours never hold it.
+  if (reason === undefined) {
+    await markNeverHeld(tx, accountId, message.id);
+    return message;
+  }
   await inbound.setMessageErrorCode(tx, accountId, message.id, reason);
   // API.md §12: message.rejected, in the transaction that logs it Rejected.
   await emitEvent(tx, accountId, 'message.rejected', { ...message, error_code: reason }, a.now);
@@ -333,14 +361,15 @@ async function autoreply(
 
 /**
  * A carrier's inbound sink handler (API.md §11.5, §11.2): runs `receiveInbound` and resolves
- * once it is committed; a text to a number no account holds is logged and dropped.
+ * once it is committed; a text to a number no account holds is logged and dropped. `carrier`:
+ * the configured name of the carrier it came through (the dispatcher's sink passes it).
  */
 export function createInboundHandler(
   deps: InboundDeps,
   logger?: { warn(obj: object, msg?: string): void },
-): (text: InboundTextIn) => Promise<void> {
-  return async (text) => {
-    const outcome = await receiveInbound(deps, text);
+): (text: InboundTextIn, carrier?: string) => Promise<void> {
+  return async (text, carrier) => {
+    const outcome = await receiveInbound(deps, carrier === undefined ? text : { ...text, carrier });
     if (outcome.received.length === 0) logger?.warn({ to: text.to }, 'inbound text dropped: no account holds the number');
   };
 }

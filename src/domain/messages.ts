@@ -1,5 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js';
 import { inTransaction, type Store } from '../store/db.ts';
+import type { Db } from '../store/types.ts';
 import * as contacts from '../store/repositories/contacts.ts';
 import * as credits from '../store/repositories/credits.ts';
 import * as groups from '../store/repositories/groups.ts';
@@ -12,6 +13,20 @@ import { ValidationFailedError, type FieldError } from './errors.ts';
 import { loadOr404 } from './find.ts';
 import { messageCost, type Prices } from './segments.ts';
 import { ownsTemplate } from './mms-templates.ts';
+import * as media from '../store/repositories/media.ts';
+import * as personal from '../store/repositories/personalise.ts';
+import {
+  contactValues,
+  finishText,
+  parseMerge,
+  personalise,
+  readShortenLinks,
+  renderMerge,
+  storeLinkRows,
+  storeLinks,
+  type Personalised,
+} from './personalise.ts';
+import type { SmsEncoding } from './segments.ts';
 import { DIRECTION_INBOUND, DIRECTION_OUTBOUND, LOG_STATUS, MESSAGE_TYPE_MMS, NUMBER_STATUS_ACTIVE } from '../records/statuses.ts';
 import type { Clock } from '../lib/time.ts';
 import {
@@ -44,6 +59,21 @@ import {
  * - `send-group` to a group whose members have all opted out (or that has none) queues nothing and
  *   still answers 201 with a Batch of 0 recipients and 0 credits. It has no `Location`: there is
  *   no view action for batches (its messages are `sms/index?BatchId=`).
+ * - Merge fields and `ShortenLinks` (API.md §10.6; the grammar and the link rules are
+ *   src/domain/personalise.ts's): each recipient's text is personalised when it is queued; the log
+ *   shows it as sent, with its own Segments and Credits. The Batch keeps the `Message` as sent in
+ *   the body (with its merge fields) and its `Credits` is the sum of its messages'. `send-group` is
+ *   all or nothing on that sum. An MMS's own `Message` (the log's text) is merged too; the carrier
+ *   is handed the template's Message, merged when it is handed over (src/dispatch/dispatcher.ts).
+ *   `ShortenLinks` shortens the links of an SMS only: an MMS shows its template's text, read when
+ *   it goes out, so its links stay as they are (the value is still checked).
+ * - A text with neither merge field nor shortening (its `{{`/`}}` unescaped, the same for every
+ *   recipient) is queued by `send-group` in one INSERT … SELECT; otherwise the members are read with
+ *   their contact values in one query (their custom field entries in a second, only when
+ *   `{Field:…}` is used), and the messages are inserted in chunks of 5,000.
+ * - `sms/preview` validates as `send` and answers what `send` would queue (API.md §10.6); for an
+ *   MMS its `Message` is the template's Message merged for the recipient (what the phone shows),
+ *   `Encoding` `""`, `Segments` 1 and `Credits` the MMS price.
  */
 
 /** What the messaging rules need: the store, the clock, the prices and the phone region. */
@@ -53,10 +83,12 @@ export interface MessagingDeps {
   prices: Prices;
   /** Region national phone numbers are read in (MSGSVC_DEFAULT_REGION). */
   region: CountryCode;
+  /** MSGSVC_LINK_DOMAIN, the base of tracked links (`ShortenLinks`); unset: `ShortenLinks` 1 is refused. */
+  linkDomain?: string | undefined;
 }
 
 /** API.md §10.6 field order of send and send-group: errors are listed in this order (API.md §4.4). */
-const FIELD_ORDER = ['Message', 'MobilePhone', 'PhoneNumberId', 'GroupId', 'Number', 'Type_Id', 'MmsTemplateId'];
+const FIELD_ORDER = ['Message', 'MobilePhone', 'PhoneNumberId', 'GroupId', 'Number', 'Type_Id', 'MmsTemplateId', 'ShortenLinks'];
 const FIELD_RANK = new Map(FIELD_ORDER.map((f, i) => [f, i]));
 function inFieldOrder(errors: FieldError[]): FieldError[] {
   const first = new Map<string, FieldError>();
@@ -82,6 +114,8 @@ interface Draft {
   values: ReturnType<typeof validate<typeof COMMON_RULES>>['values'];
   /** The MMS template named (an integer, its ownership not yet checked: `templateErrors`). */
   templateId?: number;
+  /** `ShortenLinks` 1 (API.md §10.6), for an SMS (an MMS's links are never shortened). */
+  shortenLinks: boolean;
 }
 
 /**
@@ -89,7 +123,8 @@ interface Draft {
  * of an MMS), then types and lengths. A blank `MobilePhone` leaves the recipient to
  * `PhoneNumberId`; a given one makes `PhoneNumberId` ignored.
  */
-function readDraft(input: Input, region: CountryCode, recipient: 'one' | 'group'): Draft {
+function readDraft(input: Input, deps: Pick<MessagingDeps, 'region' | 'linkDomain'>, recipient: 'one' | 'group'): Draft {
+  const region = deps.region;
   const fields: Record<string, unknown> = { Message: input.Message, Number: input.Number, Type_Id: input.Type_Id };
   if (recipient === 'group') fields.GroupId = input.GroupId;
   else if (!isBlank(input.MobilePhone)) fields.MobilePhone = input.MobilePhone;
@@ -111,6 +146,8 @@ function readDraft(input: Input, region: CountryCode, recipient: 'one' | 'group'
       templateId = template.values.MmsTemplateId;
     }
   }
+  const shorten = readShortenLinks(input, deps.linkDomain);
+  if ('error' in shorten) errors.push(shorten.error);
   // inFieldOrder keeps the first error of each field: a required one before its type rule's.
   return {
     errors: inFieldOrder(errors),
@@ -118,6 +155,7 @@ function readDraft(input: Input, region: CountryCode, recipient: 'one' | 'group'
     message: typeof input.Message === 'string' ? input.Message : '',
     values: checked.values,
     ...(templateId !== undefined ? { templateId } : {}),
+    shortenLinks: 'value' in shorten && shorten.value && typeId !== MESSAGE_TYPE_MMS,
   };
 }
 
@@ -150,20 +188,22 @@ function optedOut(field: string): FieldError {
   return { field, message: `${fieldLabel(field)} has opted out.` };
 }
 
+/** A send body that passed every rule but the credits: what to send, from where, to whom. */
+interface CheckedSend {
+  draft: Draft;
+  /** The recipient's digits (E.164 without +). */
+  recipient: string;
+  /** The account number's digits. */
+  number: string;
+}
+
 /**
- * `sms/send` (API.md §10.6): queues one message and debits its cost in one transaction.
- * Body: `Message` (required for an SMS, 1 to 1,600 characters), `MobilePhone` (a phone number in
- * any common format) or `PhoneNumberId` (a contact of the account), `Number` (an Active number of
- * the account; default its first Active number), `Type_Id` (1 or 2) and `MmsTemplateId`.
- * @returns the new message (Status_Id 1 Queued), as stored.
- * @throws ValidationFailedError (422) with the first error of each field in API.md §10.6 order, e.g.
- *   `Mobile Phone cannot be blank.` (no recipient), `Phone Number Id is invalid.`, `Mobile Phone has
- *   opted out.`, `Number is invalid.`, `Mms Template Id is invalid.`; and, when all else passed,
- *   on `Message`: `Not enough credits: {cost} needed, {available} available.`
+ * The rules of `sms/send` but the credits (shared with `sms/preview`).
+ * @throws ValidationFailedError as `sendMessage`, but `Not enough credits`.
  */
-export async function sendMessage(deps: MessagingDeps, accountId: number, input: Input): Promise<MessageRow> {
-  const { store, clock } = deps;
-  const draft = readDraft(input, deps.region, 'one');
+async function checkSend(deps: MessagingDeps, accountId: number, input: Input): Promise<CheckedSend> {
+  const { store } = deps;
+  const draft = readDraft(input, deps, 'one');
   const errors = [...draft.errors];
   const failed = new Set(errors.map((e) => e.field));
   const v = draft.values;
@@ -186,29 +226,48 @@ export async function sendMessage(deps: MessagingDeps, accountId: number, input:
   }
   errors.push(...(await templateErrors(store, accountId, draft)));
   if (errors.length > 0) throw new ValidationFailedError(inFieldOrder(errors));
+  return { draft, recipient: recipient!, number: number! };
+}
 
-  const cost = messageCost(draft.typeId, draft.message, deps.prices);
+/**
+ * `sms/send` (API.md §10.6): queues one message and debits its cost in one transaction.
+ * Body: `Message` (required for an SMS, 1 to 1,600 characters, merge fields allowed), `MobilePhone`
+ * (a phone number in any common format) or `PhoneNumberId` (a contact of the account), `Number` (an
+ * Active number of the account; default its first Active number), `Type_Id` (1 or 2),
+ * `MmsTemplateId` and `ShortenLinks` (0 or 1). The text is personalised for the recipient (merge
+ * fields, tracked links: src/domain/personalise.ts) and costed as sent; its links are stored in the
+ * same transaction.
+ * @returns the new message (Status_Id 1 Queued), as stored.
+ * @throws ValidationFailedError (422) with the first error of each field in API.md §10.6 order, e.g.
+ *   `Mobile Phone cannot be blank.` (no recipient), `Phone Number Id is invalid.`, `Mobile Phone has
+ *   opted out.`, `Number is invalid.`, `Mms Template Id is invalid.`, `Shorten Links is invalid.`;
+ *   and, when all else passed, on `Message`: `Not enough credits: {cost} needed, {available} available.`
+ */
+export async function sendMessage(deps: MessagingDeps, accountId: number, input: Input): Promise<MessageRow> {
+  const { store, clock } = deps;
+  const { draft, recipient, number } = await checkSend(deps, accountId, input);
+  const sent = await personalise(store.db, personaliseDeps(deps), accountId, recipient, draft.message, draft.typeId, draft.shortenLinks);
   const now = clock.nowSeconds();
   return inTransaction(
     store,
     async (tx) => {
       // The debit is the transaction's first statement (on SQLite it takes the write lock at once).
-      if (!(await credits.debitCredits(tx, accountId, cost.credits, now))) {
+      if (!(await credits.debitCredits(tx, accountId, sent.credits, now))) {
         const available = await accounts.getCredits(tx, accountId);
-        throw new ValidationFailedError([{ field: 'Message', message: notEnoughCreditsMessage(cost.credits, available) }]);
+        throw new ValidationFailedError([{ field: 'Message', message: notEnoughCreditsMessage(sent.credits, available) }]);
       }
-      return log.insertMessage(
+      const row = await log.insertMessage(
         tx,
         accountId,
         {
           direction: DIRECTION_OUTBOUND,
-          number: number!,
-          mobilePhone: recipient!,
-          message: draft.message,
+          number,
+          mobilePhone: recipient,
+          message: sent.message,
           typeId: draft.typeId,
           statusId: LOG_STATUS.QUEUED,
-          segments: cost.segments,
-          credits: cost.credits,
+          segments: sent.segments,
+          credits: sent.credits,
           batchId: null,
           scheduledMessageId: null,
           optOutExempt: 0,
@@ -217,25 +276,68 @@ export async function sendMessage(deps: MessagingDeps, accountId: number, input:
         },
         now,
       );
+      if (sent.links.length === 0) return row;
+      // A code clash (never, in practice) rewrites the stored text: then read it back.
+      return (await storeLinks(tx, accountId, row.id, sent.links, now)) ? (await log.findMessage(tx, accountId, row.id))! : row;
     },
     { immediate: true },
   );
 }
 
+/** What the personalising rules need of the messaging deps. */
+function personaliseDeps(deps: MessagingDeps): { prices: Prices; linkDomain: string | undefined } {
+  return { prices: deps.prices, linkDomain: deps.linkDomain };
+}
+
+/** What `sms/preview` answers (API.md §10.6): the text as it would be sent and its cost. */
+export interface MessagePreview {
+  message: string;
+  /** `GSM-7` or `UCS-2`; `""` for an MMS. */
+  encoding: SmsEncoding | '';
+  segments: number;
+  credits: number;
+}
+
+/**
+ * `sms/preview` (API.md §10.6): the body of `sms/send`, validated as `send` validates it, and what
+ * `send` would queue: the text personalised for the recipient (links shortened with codes that
+ * are not kept), its encoding, segments and credits. Nothing is stored or debited. For an MMS the
+ * text is the template's Message merged for the recipient (what the phone shows), `Encoding` `""`.
+ * @throws ValidationFailedError as `sendMessage`, `Not enough credits: …` included (the balance read now).
+ */
+export async function previewMessage(deps: MessagingDeps, accountId: number, input: Input): Promise<MessagePreview> {
+  const { store } = deps;
+  const { draft, recipient } = await checkSend(deps, accountId, input);
+  let text = draft.message;
+  if (draft.typeId === MESSAGE_TYPE_MMS && draft.templateId !== undefined) {
+    text = (await media.findTemplate(store.db, accountId, draft.templateId))?.message ?? '';
+  }
+  const p: Personalised = await personalise(store.db, personaliseDeps(deps), accountId, recipient, text, draft.typeId, draft.shortenLinks);
+  const available = await accounts.getCredits(store.db, accountId);
+  if (available < p.credits) {
+    throw new ValidationFailedError([{ field: 'Message', message: notEnoughCreditsMessage(p.credits, available) }]);
+  }
+  return { message: p.message, encoding: p.encoding ?? '', segments: p.segments, credits: p.credits };
+}
+
 /**
  * `sms/send-group` (API.md §10.6): one message to every member of the account's group who
  * has not opted out (the opted-out are skipped), all or nothing, in one transaction: the batch,
- * its messages (one INSERT … SELECT) and the debit of their total cost. Body: `GroupId` (required,
- * a group of the account), and `Message`, `Number`, `Type_Id`, `MmsTemplateId` as `sms/send`.
- * @returns the Batch: recipients (messages queued), skipped (opted-out members), credits (total).
+ * its messages and the debit of their total cost. Body: `GroupId` (required, a group of the
+ * account), and `Message`, `Number`, `Type_Id`, `MmsTemplateId`, `ShortenLinks` as `sms/send`.
+ * Each member's text is personalised (merge fields, tracked links) and costed as sent; a text
+ * that is the same for everyone is queued in one INSERT … SELECT, others in chunks
+ * (`queuePersonalised`).
+ * @returns the Batch: recipients (messages queued), skipped (opted-out members), credits (the sum
+ *   of its messages' credits).
  * @throws ValidationFailedError (422) as `sms/send` (`Group Id cannot be blank.`, `Group Id is
- *   invalid.` for a group the account does not own), and `Not enough credits: {total} needed,
- *   {available} available.` on `Message`, when the balance cannot pay for every recipient: then
- *   nothing is queued.
+ *   invalid.` for a group the account does not own), and `Not enough credits: {sum} needed,
+ *   {available} available.` on `Message`, when the balance cannot pay for every personalised
+ *   message: then nothing is queued.
  */
 export async function sendGroupMessage(deps: MessagingDeps, accountId: number, input: Input): Promise<BatchRow> {
   const { store, clock } = deps;
-  const draft = readDraft(input, deps.region, 'group');
+  const draft = readDraft(input, deps, 'group');
   const errors = [...draft.errors];
   const failed = new Set(errors.map((e) => e.field));
   let groupId: number | undefined;
@@ -252,17 +354,39 @@ export async function sendGroupMessage(deps: MessagingDeps, accountId: number, i
   errors.push(...(await templateErrors(store, accountId, draft)));
   if (errors.length > 0) throw new ValidationFailedError(inFieldOrder(errors));
 
-  const cost = messageCost(draft.typeId, draft.message, deps.prices);
+  const template = parseMerge(draft.message);
   const now = clock.nowSeconds();
+  const mmsTemplateId = draft.typeId === MESSAGE_TYPE_MMS ? (draft.templateId ?? null) : null;
+  const batch = { groupId: groupId!, number: number!, message: draft.message, typeId: draft.typeId };
+  if (template.hasFields || draft.shortenLinks) {
+    return inTransaction(
+      store,
+      async (tx) => {
+        const batchId = await log.insertBatch(tx, accountId, batch, now);
+        const queued = await queuePersonalised(deps, tx, accountId, groupId!, template, draft, {
+          number: number!,
+          batchId,
+          dueAt: clock.nowMs(),
+          mmsTemplateId,
+          now,
+        });
+        const members = await log.countGroupMembers(tx, accountId, groupId!);
+        return log.finishBatch(tx, accountId, batchId, {
+          recipients: queued.recipients,
+          skipped: members - queued.recipients,
+          credits: queued.credits,
+        });
+      },
+      { immediate: true },
+    );
+  }
+
+  // The same text for everyone: one INSERT … SELECT.
+  const cost = messageCost(draft.typeId, template.plain, deps.prices);
   return inTransaction(
     store,
     async (tx) => {
-      const batchId = await log.insertBatch(
-        tx,
-        accountId,
-        { groupId: groupId!, number: number!, message: draft.message, typeId: draft.typeId },
-        now,
-      );
+      const batchId = await log.insertBatch(tx, accountId, batch, now);
       const recipients = await log.insertGroupMessages(
         tx,
         accountId,
@@ -270,12 +394,12 @@ export async function sendGroupMessage(deps: MessagingDeps, accountId: number, i
         batchId,
         {
           number: number!,
-          message: draft.message,
+          message: template.plain,
           typeId: draft.typeId,
           segments: cost.segments,
           credits: cost.credits,
           dueAt: clock.nowMs(),
-          mmsTemplateId: draft.typeId === MESSAGE_TYPE_MMS ? (draft.templateId ?? null) : null,
+          mmsTemplateId,
         },
         now,
       );
@@ -289,6 +413,58 @@ export async function sendGroupMessage(deps: MessagingDeps, accountId: number, i
     },
     { immediate: true },
   );
+}
+
+/**
+ * Queues a batch's personalised messages inside the caller's transaction: reads the members who
+ * have not opted out with their contact values (one query; their custom field entries in a second,
+ * only when `{Field:…}` is used), personalises each text, debits the sum of their credits, then
+ * inserts the messages in chunks and their links.
+ * @returns how many were queued and their total credits.
+ * @throws ValidationFailedError `Not enough credits: {sum} needed, {available} available.` on `Message`.
+ */
+async function queuePersonalised(
+  deps: MessagingDeps,
+  tx: Db,
+  accountId: number,
+  groupId: number,
+  template: ReturnType<typeof parseMerge>,
+  draft: Draft,
+  shared: { number: string; batchId: number; dueAt: number; mmsTemplateId: number | null; now: number },
+): Promise<{ recipients: number; credits: number }> {
+  const members = await personal.groupMergeContacts(tx, accountId, groupId);
+  const entries = template.customKeys.length > 0 ? await personal.groupEntries(tx, accountId, groupId, template.customKeys) : undefined;
+  const pdeps = personaliseDeps(deps);
+  const rows: log.BatchMessage[] = new Array<log.BatchMessage>(members.length);
+  const links: (readonly Personalised['links'][number][])[] = [];
+  let total = 0;
+  for (let i = 0; i < members.length; i++) {
+    const c = members[i]!;
+    const merged = template.hasFields ? renderMerge(template, contactValues(c, entries?.get(c.id))) : template.plain;
+    const p = finishText(merged, draft.typeId, pdeps, draft.shortenLinks);
+    total += p.credits;
+    rows[i] = { mobilePhone: c.number, message: p.message, segments: p.segments, credits: p.credits };
+    if (p.links.length > 0) links[i] = p.links;
+  }
+  if (!(await credits.debitCredits(tx, accountId, total, shared.now))) {
+    const available = await accounts.getCredits(tx, accountId);
+    throw new ValidationFailedError([{ field: 'Message', message: notEnoughCreditsMessage(total, available) }]);
+  }
+  const ids = await log.insertMessages(
+    tx,
+    accountId,
+    { number: shared.number, typeId: draft.typeId, batchId: shared.batchId, dueAt: shared.dueAt, mmsTemplateId: shared.mmsTemplateId },
+    rows,
+    shared.now,
+  );
+  if (links.length > 0) {
+    const linkRows: personal.LinkRow[] = [];
+    links.forEach((list, i) => {
+      for (const l of list) linkRows.push([ids[i]!, l.code, l.url]);
+    });
+    await storeLinkRows(tx, accountId, linkRows, shared.now);
+  }
+  return { recipients: members.length, credits: total };
 }
 
 /**

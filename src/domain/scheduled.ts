@@ -12,6 +12,8 @@ import { parseScheduleDateTime } from './schedule-time.ts';
 import { MESSAGE_TYPE_MMS } from '../records/statuses.ts';
 import { ownsTemplate } from './mms-templates.ts';
 import { defineRules, fieldLabel, isBlank, isEmpty, messages, validate, type Input } from './validation.ts';
+import { checkSeries, parseRRule, RRULE_LABEL, type RecurrenceRule } from './recurrence.ts';
+import { readShortenLinks } from './personalise.ts';
 
 /**
  * Scheduled single messages (API.md §10.6, from `schedule` to the end of API.md §10.6): `sms/schedule`,
@@ -24,7 +26,24 @@ import { defineRules, fieldLabel, isBlank, isEmpty, messages, validate, type Inp
  * - Required on `schedule`: `MobilePhone` and `DateTime` only, as API.md §10.6 marks them. `Message` is
  *   optional (at most 1,600 characters, as send's); an empty SMS costs one segment.
  * - Errors are listed in API.md §10.6's field order: MobilePhone, Message, DateTime, Type_Id, MmsTemplateId,
- *   Subject, Number (the first error of each field, API.md §4.4).
+ *   Subject, Number, RRule, ShortenLinks (the first error of each field, API.md §4.4).
+ * - `RRule` (API.md §10.6; the grammar and the occurrences are src/domain/recurrence.ts): optional;
+ *   `""` is none (on update: the message stops recurring and is sent once, at the DateTime shown).
+ *   Anything that is not a rule (a non-string, JSON null included, more than 255 characters, a
+ *   part outside the contract) and a rule with no occurrence from DateTime is `R Rule is invalid.`
+ *   (Yii2's label of RRule is `R Rule`). Stored and shown exactly as sent, as the last field of
+ *   the record of schedule, view-scheduled and update-scheduled (and of `scheduled.action_required`'s
+ *   data); `sms/single-schedule-messages` keeps API.md §9.10's fields. DateTime is the first
+ *   occurrence and then always the next one; the occurrences keep its wall-clock time in the
+ *   service's zone (MSGSVC_TIMEZONE, kept with the rule when it is set).
+ * - Update and the rule: sending a `RRule` other than the stored one, or a `DateTime`, starts the
+ *   series again from the (new or shown) DateTime: COUNT counts from there. Other changes keep
+ *   the series (its origin and the number of the occurrence due). A kept rule is checked against a
+ *   new DateTime (UNTIL before it: `R Rule is invalid.`).
+ * - `ShortenLinks` (0 or 1, default 0; 1 needs MSGSVC_LINK_DOMAIN: src/domain/personalise.ts) is
+ *   stored and applied at each send; it is not part of the record. On update only when sent.
+ * - Merge fields: `Message` is stored and shown as written; the scheduler reserves and sends the
+ *   text personalised for the recipient (src/dispatch/scheduler.ts).
  * - `DateTime`: its three forms and the time zone are src/domain/schedule-time.ts. A value that is
  *   not a string (a number, an array) has no format: `The format of Date Time is invalid.` "In the
  *   future" is strictly after the clock's now; "at most 366 days ahead" is ≤ now + 366 × 24 h,
@@ -45,7 +64,8 @@ import { defineRules, fieldLabel, isBlank, isEmpty, messages, validate, type Inp
  *   checked again within a second. Changing `Type_Id` to 2 needs a template (sent, or the one
  *   stored); changing it to 1 drops the template. A stored `Number` (not sent) is not checked
  *   here: if it is no longer Active, the check makes the message Action Required.
- * - `cancel-scheduled` releases the reserved credits in the same transaction that deletes it.
+ * - `cancel-scheduled` releases the reserved credits in the same transaction that deletes it; for a
+ *   recurring message that is the next occurrence's reservation, and the series ends.
  * - Rows the service never managed (the demo's and `msgsvc generate`'s, written straight into the
  *   table, or older data; `reserved_credits` NULL) are shown as they are and never checked or sent;
  *   an update makes them managed (Pending).
@@ -69,7 +89,17 @@ export interface ScheduleDeps extends MessagingDeps {
 }
 
 /** API.md §10.6 `schedule` field order: errors are listed in this order. */
-export const SCHEDULE_FIELDS = ['MobilePhone', 'Message', 'DateTime', 'Type_Id', 'MmsTemplateId', 'Subject', 'Number'] as const;
+export const SCHEDULE_FIELDS = [
+  'MobilePhone',
+  'Message',
+  'DateTime',
+  'Type_Id',
+  'MmsTemplateId',
+  'Subject',
+  'Number',
+  'RRule',
+  'ShortenLinks',
+] as const;
 const FIELD_RANK = new Map<string, number>(SCHEDULE_FIELDS.map((f, i) => [f, i]));
 
 function inFieldOrder(errors: FieldError[]): FieldError[] {
@@ -121,7 +151,13 @@ interface Change {
   subject?: string;
   /** The Number as sent: a value (to check), or 'default' (blank: the first Active number). */
   number?: number | 'default';
+  /** The RRule as sent and read (`rule` null: `""`, none). */
+  rrule?: { text: string; rule: RecurrenceRule | null };
+  shortenLinks?: boolean;
 }
+
+/** `R Rule is invalid.` (Yii2's label of `RRule`, API.md §10.6). */
+const rruleInvalid = (): FieldError => ({ field: 'RRule', message: `${RRULE_LABEL} is invalid.` });
 
 /**
  * The rules that need no database, over the fields `present` (all of them for a schedule; those
@@ -156,7 +192,59 @@ function readChange(input: Input, deps: ScheduleDeps, mode: 'create' | 'update')
   if (templateError) change.templateError = templateError;
   else if (v.MmsTemplateId !== undefined) change.mmsTemplateId = v.MmsTemplateId;
   errors.push(...checked.errors.filter((e) => e.field !== 'MmsTemplateId'));
+  if (Object.hasOwn(input, 'RRule')) {
+    const text = input.RRule;
+    if (text === '') change.rrule = { text: '', rule: null };
+    else {
+      const rule = parseRRule(text);
+      if (rule) change.rrule = { text: text as string, rule };
+      else errors.push(rruleInvalid());
+    }
+  }
+  if (mode === 'create' || Object.hasOwn(input, 'ShortenLinks')) {
+    const shorten = readShortenLinks(input, deps.linkDomain);
+    if ('error' in shorten) errors.push(shorten.error);
+    else change.shortenLinks = shorten.value;
+  }
   return { errors, change };
+}
+
+/** What a schedule or an update stores of the recurrence: the rule, its DTSTART and zone, the occurrence due. */
+type Recurrence = Pick<ScheduledFields, 'rrule' | 'rruleStart' | 'rruleZone' | 'rruleOccurrence'>;
+
+const NO_RECURRENCE: Recurrence = { rrule: '', rruleStart: null, rruleZone: '', rruleOccurrence: 1 };
+
+/**
+ * The recurrence a change leaves (see the module comment): a rule counted from `scheduledAt` in
+ * the service's zone, or the stored one kept, or none; or `R Rule is invalid.` when the rule has
+ * no occurrence from that DateTime.
+ * @param stored the row being updated (undefined for a schedule).
+ * @param rule the rule read from the stored text, when it is kept.
+ */
+function recurrenceOf(
+  change: Change,
+  scheduledAt: number,
+  timeZone: string,
+  stored: Pick<ScheduledStateRow, 'rrule' | 'rrule_start' | 'rrule_zone' | 'rrule_occurrence'> | undefined,
+): Recurrence | FieldError {
+  const restart = (text: string, rule: RecurrenceRule): Recurrence | FieldError =>
+    checkSeries({ rule, startSeconds: scheduledAt, zone: timeZone })
+      ? { rrule: text, rruleStart: scheduledAt, rruleZone: timeZone, rruleOccurrence: 1 }
+      : rruleInvalid();
+  if (change.rrule !== undefined && (stored === undefined || change.rrule.text !== stored.rrule)) {
+    return change.rrule.rule ? restart(change.rrule.text, change.rrule.rule) : NO_RECURRENCE;
+  }
+  if (stored === undefined || stored.rrule === '') return NO_RECURRENCE;
+  const rule = parseRRule(stored.rrule);
+  // A stored rule always reads (it was checked when set); one that does not is dropped.
+  if (!rule) return NO_RECURRENCE;
+  if (change.scheduledAt !== undefined) return restart(stored.rrule, rule);
+  return {
+    rrule: stored.rrule,
+    rruleStart: stored.rrule_start ?? scheduledAt,
+    rruleZone: stored.rrule_zone || timeZone,
+    rruleOccurrence: stored.rrule_occurrence,
+  };
 }
 
 /**
@@ -203,13 +291,15 @@ async function numberOf(
  * `Message` (at most 1,600 characters), `DateTime` (required; `YYYY:MM:DD HH:MM:SS` or
  * `YYYY-MM-DD HH:MM:SS` in the service's zone, or ISO 8601 with an offset; in the future, at most
  * 366 days ahead), `Type_Id` (1 SMS by default, 2 MMS with `MmsTemplateId`), `Subject` (at most 255
- * characters), `Number` (an Active number of the account; default its first Active number).
+ * characters), `Number` (an Active number of the account; default its first Active number),
+ * `RRule` (a recurrence rule counted from DateTime, `""` none), `ShortenLinks` (0 or 1).
  * @returns the new row (record fields and state).
  * @throws ValidationFailedError (422), the first error of each field in API.md §10.6 order: `Mobile Phone
  *   cannot be blank.`, `Mobile Phone is invalid.`, `Message should contain at most 1,600
  *   characters.`, `Date Time cannot be blank.`, `The format of Date Time is invalid.`, `Date Time
  *   is invalid.`, `Type Id is invalid.`, `Mms Template Id cannot be blank.` / `… is invalid.`,
- *   `Subject should contain at most 255 characters.`, `Number must be an integer.`, `Number is invalid.`
+ *   `Subject should contain at most 255 characters.`, `Number must be an integer.`, `Number is invalid.`,
+ *   `R Rule is invalid.`, `Shorten Links must be an integer.` / `… is invalid.`
  */
 export async function scheduleMessage(deps: ScheduleDeps, accountId: number, input: Input): Promise<ScheduledStateRow> {
   const { errors, change } = readChange(input, deps, 'create');
@@ -221,6 +311,12 @@ export async function scheduleMessage(deps: ScheduleDeps, accountId: number, inp
     if ('error' in n) errors.push(n.error);
     else number = n.number;
   }
+  let recurrence = NO_RECURRENCE;
+  if (change.scheduledAt !== undefined) {
+    const r = recurrenceOf(change, change.scheduledAt, deps.timeZone, undefined);
+    if ('field' in r) errors.push(r);
+    else recurrence = r;
+  }
   if (errors.length > 0) throw new ValidationFailedError(inFieldOrder(errors));
   const fields: ScheduledFields = {
     mobilePhone: change.mobilePhone!,
@@ -230,6 +326,8 @@ export async function scheduleMessage(deps: ScheduleDeps, accountId: number, inp
     mmsTemplateId: typeId === MESSAGE_TYPE_MMS ? (change.mmsTemplateId ?? null) : null,
     subject: change.subject ?? '',
     number: number!,
+    ...recurrence,
+    shortenLinks: change.shortenLinks ?? false,
   };
   return scheduled.insertScheduled(deps.store.db, accountId, fields, deps.clock.nowSeconds(), deps.clock.nowMs());
 }
@@ -286,15 +384,24 @@ export async function updateScheduled(deps: ScheduleDeps, accountId: number, id:
         if ('error' in n) all.push(n.error);
         else number = n.number;
       }
+      const scheduledAt = change.scheduledAt ?? row.scheduled_at;
+      let recurrence = NO_RECURRENCE;
+      if (!errors.some((e) => e.field === 'DateTime' || e.field === 'RRule')) {
+        const r = recurrenceOf(change, scheduledAt, deps.timeZone, row);
+        if ('field' in r) all.push(r);
+        else recurrence = r;
+      }
       if (all.length > 0) throw new ValidationFailedError(inFieldOrder(all));
       const fields: ScheduledFields = {
         mobilePhone: change.mobilePhone ?? row.mobile_phone,
         message: change.message ?? row.message,
-        scheduledAt: change.scheduledAt ?? row.scheduled_at,
+        scheduledAt,
         typeId,
         mmsTemplateId: typeId === MESSAGE_TYPE_MMS ? (change.mmsTemplateId ?? stored) : null,
         subject: change.subject ?? row.subject,
         number,
+        ...recurrence,
+        shortenLinks: change.shortenLinks ?? row.shorten_links === 1,
       };
       const updated = await scheduled.rewriteScheduled(tx, accountId, row.id, fields, deps.clock.nowMs());
       // Sent or cancelled between the read and the write (PostgreSQL): it is gone.

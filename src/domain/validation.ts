@@ -64,14 +64,21 @@ export function defineRules<const Rs extends readonly Rule[]>(rules: Rs): Rs {
 // Labels are asked for on every validation of every request; the field names are a fixed set.
 const labels = new Map<string, string>();
 
-/** `fname` → `Fname`, `AutoreplyMessage` → `Autoreply Message`, `Status_Id` → `Status Id`. */
+/**
+ * A field's label, as Yii2 derives it from the attribute name (API.md §4.4): a space before an
+ * upper-case letter that follows a lower-case one, or that follows a letter or digit and precedes
+ * a lower-case one, and before a run of digits; `-`, `_` and `.` become spaces; then lower case
+ * with each word capitalised. `fname` → `Fname`, `AutoreplyMessage` → `Autoreply Message`,
+ * `Status_Id` → `Status Id`, `RRule` → `R Rule`.
+ */
 export function fieldLabel(field: string): string {
   let label = labels.get(field);
   if (label === undefined) {
     label = field
-      .replace(/(?<![A-Z])[A-Z]/g, ' $&')
+      .replace(/(?<=\p{Ll})\p{Lu}|(?<=[\p{L}\d])\p{Lu}(?=\p{Ll})|\d+/gu, ' $&')
       .replace(/[-_.]/g, ' ')
       .trim()
+      .toLowerCase()
       .split(/\s+/)
       .map((w) => (w === '' ? w : w[0]!.toUpperCase() + w.slice(1)))
       .join(' ');
@@ -260,6 +267,12 @@ export function validate<const Rs extends readonly Rule[]>(input: Input, rules: 
         // string, email and date are all strings first.
         if (typeof value !== 'string') {
           fail(`${label} must be a string.`);
+          break;
+        }
+        // PostgreSQL cannot store U+0000 in text: refused alike on every store (API.md §4.4),
+        // never a driver error (a 500) on one store and a stored value on the other.
+        if (value.includes('\u0000')) {
+          fail(`${label} is invalid.`);
           break;
         }
         if (r.rule === 'email') {

@@ -306,9 +306,13 @@ export function registerOperations(app: FastifyInstance, ops: readonly Operation
   });
 }
 
-/** The `Allow` value of a path (API.md §1.4: GET also answers HEAD), or undefined for an unknown path. */
+/**
+ * The `Allow` value of a path (API.md §1.4: GET also answers HEAD), or undefined for an unknown
+ * path. A path served by several operations (`/v1/account/settings`: a read and an update) allows
+ * the methods of each, in registry order.
+ */
 export function allowOf(ops: readonly Operation[], path: string): string | undefined {
-  const op = ops.find((o) => o.path === path);
-  if (!op) return undefined;
-  return op.methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])).join(', ');
+  const same = ops.filter((o) => o.path === path);
+  if (same.length === 0) return undefined;
+  return same.flatMap((op) => op.methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]))).join(', ');
 }

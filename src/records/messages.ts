@@ -114,6 +114,7 @@ export const SendBodySchema = Type.Object({
   Number: Type.Optional(IntOrString('an Active number of the account; default: its first Active number')),
   Type_Id: Type.Optional(IntOrString('1 SMS (default) or 2 MMS')),
   MmsTemplateId: Type.Optional(IntOrString('a template of the account, required for an MMS')),
+  ShortenLinks: Type.Optional(IntOrString('1: replace each http(s) URL by a tracked link (MSGSVC_LINK_DOMAIN); 0 (default): no')),
 });
 
 /** Body fields of sms/send-group. */
@@ -123,4 +124,5 @@ export const SendGroupBodySchema = Type.Object({
   Number: Type.Optional(IntOrString('an Active number of the account; default: its first Active number')),
   Type_Id: Type.Optional(IntOrString('1 SMS (default) or 2 MMS')),
   MmsTemplateId: Type.Optional(IntOrString('a template of the account, required for an MMS')),
+  ShortenLinks: Type.Optional(IntOrString('1: replace each http(s) URL by a tracked link (MSGSVC_LINK_DOMAIN); 0 (default): no')),
 });

@@ -54,6 +54,27 @@ export const scheduledMessageRecord =
   });
 
 /**
+ * The Scheduled single message record of sms/schedule, sms/view-scheduled and
+ * sms/update-scheduled (and the `scheduled.action_required` webhook's data): API.md §9.10's
+ * fields, then `RRule`, the recurrence rule as sent (`""` when none) (API.md §10.6).
+ * `sms/single-schedule-messages` keeps API.md §9.10's fields exactly.
+ */
+export const ScheduledSingleMessageWithRRuleRecordSchema = Type.Object({
+  ...ScheduledMessageRecordSchema.properties,
+  RRule: Str(),
+});
+export type ScheduledMessageWithRRuleRecord = Static<typeof ScheduledSingleMessageWithRRuleRecordSchema>;
+
+/** A stored scheduled message with its rule (migration 015). */
+export type ScheduledMessageWithRRuleRow = ScheduledMessageRow & { rrule?: string | null };
+
+/** The record with `RRule` (a row without the column, written before migration 015, shows `""`). */
+export const scheduledMessageWithRRuleRecord = (time: TimeFormat) => {
+  const base = scheduledMessageRecord(time);
+  return (r: ScheduledMessageWithRRuleRow): ScheduledMessageWithRRuleRecord => ({ ...base(r), RRule: r.rrule ?? '' });
+};
+
+/**
  * Body fields of sms/schedule and sms/update-scheduled (API.md §10.6; documentation: the
  * checks and their messages are the domain's rules, src/domain/scheduled.ts). On update every
  * field is optional and only those sent change.
@@ -71,4 +92,12 @@ export const ScheduleBodySchema = Type.Object({
   MmsTemplateId: Type.Optional(IntOrString('a template of the account, required for an MMS')),
   Subject: Type.Optional(Type.String({ maxLength: 255, description: 'at most 255 characters' })),
   Number: Type.Optional(IntOrString('an Active number of the account; default: its first Active number')),
+  RRule: Type.Optional(
+    Type.String({
+      maxLength: 255,
+      description:
+        'an RFC 5545 recurrence rule counted from DateTime (FREQ=WEEKLY;BYDAY=MO;COUNT=10): FREQ (DAILY, WEEKLY, MONTHLY, YEARLY) with INTERVAL, BYDAY, BYMONTHDAY, COUNT or UNTIL; "" for none (on update: stop recurring)',
+    }),
+  ),
+  ShortenLinks: Type.Optional(IntOrString('1: shorten the links of the text at each send (needs MSGSVC_LINK_DOMAIN); default 0')),
 });

@@ -52,5 +52,6 @@ export const EVENT_TYPES = [
   'contact.opted_out',
   'contact.opted_in',
   'scheduled.action_required',
+  'link.clicked',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

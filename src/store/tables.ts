@@ -122,6 +122,17 @@ export interface ScheduledMessagesTable {
   lease_token: string | null;
   /** Why it is Action Required (NUMBER_INACTIVE, OPTED_OUT, NO_CREDITS), '' otherwise. */
   check_reason: Generated<string>;
+  // Migration 015 (API.md §10.6 RRule, ShortenLinks; src/domain/recurrence.ts).
+  /** The `RRule` as sent; '' when it does not recur. */
+  rrule: Generated<string>;
+  /** Epoch seconds of occurrence 1 (the DateTime the rule is counted from); NULL when it does not recur. */
+  rrule_start: ColumnType<Epoch | null, Epoch | null | undefined, Epoch | null>;
+  /** The IANA zone whose wall-clock time the occurrences keep; '' when it does not recur. */
+  rrule_zone: Generated<string>;
+  /** The number of the occurrence `scheduled_at` stands for (1 is `rrule_start`). */
+  rrule_occurrence: Generated<number>;
+  /** 1: shorten the text's links at each send (`ShortenLinks`). */
+  shorten_links: Generated<number>;
 }
 
 export interface KeywordReservationsTable {
@@ -204,6 +215,8 @@ export interface MessagesTable {
   receipt_status: number | null;
   receipt_error: string | null;
   receipt_due_at: number | null;
+  /** Quiet hours (API.md §14.3, migration 016): 0 may be held, 1 held now (due when they end), 2 never held (a keyword's autoreply). */
+  quiet_state: Generated<number>;
 }
 
 /** Per-account list totals, kept by triggers (migration 002). */
@@ -216,6 +229,8 @@ export interface ListTotalsTable {
   contacts: Generated<number>;
   /** Changes on every insert or delete of one of the account's contacts. */
   contacts_version: Generated<number>;
+  /** How many conversations the account has (migration 017's trigger on `conversations`). */
+  conversations: Generated<number>;
 }
 
 /** API.md §10.7 media (migration 009): the record fields; the bytes are in media_chunks. */
@@ -283,6 +298,11 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   carrier_receipts_pending: CarrierReceiptsPendingTable;
   carrier_inbound: CarrierInboundTable;
+  conversations: ConversationsTable;
+  contact_consent: ContactConsentTable;
+  message_links: MessageLinksTable;
+  link_clicks: LinkClicksTable;
+  account_settings: AccountSettingsTable;
 }
 
 /**
@@ -352,6 +372,77 @@ export interface CarrierInboundTable {
   received_at: Epoch;
 }
 
+/** A tracked link of a message (migration 014, API.md §14.4): one per (message, URL). */
+export interface MessageLinksTable {
+  id: Id;
+  account_id: number;
+  message_id: number;
+  /** 7 characters of `A-Z a-z 0-9 - _`, unique over the service: the path of `GET /l/{code}`. */
+  code: string;
+  /** The original `http://` or `https://` URL, as it stood in the text. */
+  url: string;
+  clicks: Generated<number>;
+  first_click_at: ColumnType<Epoch | null, Epoch | null | undefined, Epoch | null>;
+  last_click_at: ColumnType<Epoch | null, Epoch | null | undefined, Epoch | null>;
+  created_at: Epoch;
+}
+
+/** One click of a tracked link (migration 014): IP truncated to /24 or /48 before it is stored. */
+export interface LinkClicksTable {
+  id: Id;
+  account_id: number;
+  link_id: number;
+  clicked_at: Epoch;
+  ip: Generated<string>;
+  user_agent: Generated<string>;
+}
+
+/**
+ * The consent ledger (migration 018, API.md §10.2 contacts/consent): one row per change of a
+ * contact's OptedOut, append-only (triggers refuse UPDATE, and DELETE while the contact exists).
+ */
+export interface ContactConsentTable {
+  id: Id;
+  account_id: number;
+  contact_id: number;
+  /** The new OptedOut: 0 or 1. */
+  opted_out: number;
+  /** `keyword`, `api`, `import` or `console`. */
+  source: string;
+  /** The keyword as received (trimmed), or the operation (`contacts/update`). */
+  detail: string;
+  /** The configured name of the carrier a keyword came through; '' for the other sources. */
+  carrier: string;
+  created_at: Epoch;
+}
+
+/**
+ * One thread per (account, other party's number) (migration 017, API.md §10.6 sms/conversations),
+ * kept by a trigger on every INSERT into messages; `sms/mark-read` clears `unread`.
+ */
+export interface ConversationsTable {
+  account_id: number;
+  /** Digits (E.164 without `+`) of the other party: messages.mobile_phone. */
+  mobile_phone: string;
+  /** Id of the thread's newest message. */
+  last_message_id: number;
+  /** Inbound messages since the thread was last marked read (all of them when never). */
+  unread: Generated<number>;
+  /** The thread's newest message id when it was last marked read; 0 when never. */
+  read_up_to_id: Generated<number>;
+}
+
+/** An account's settings (API.md §14.3, migration 016): at most one row per account; none means the defaults. */
+export interface AccountSettingsTable {
+  account_id: number;
+  /** Quiet hours `HH:MM` (24-hour), both set or both NULL (no quiet hours). */
+  quiet_start: string | null;
+  quiet_end: string | null;
+  /** An IANA zone name as sent; NULL: the service's MSGSVC_TIMEZONE. */
+  time_zone: string | null;
+  updated_at: Epoch;
+}
+
 /**
  * Every table that holds an account's data, in dependency order: the isolation, secrets and fuzz
  * suites fingerprint each of them, so a new table is covered by adding it here.
@@ -362,6 +453,7 @@ export const TABLES = [
   'api_tokens',
   'account_numbers',
   'contacts',
+  'contact_consent',
   'groups',
   'group_members',
   'custom_fields',
@@ -371,10 +463,14 @@ export const TABLES = [
   'idempotency_keys',
   'batches',
   'messages',
+  'conversations',
   'media',
   'media_chunks',
   'mms_templates',
   'mms_template_media',
   'webhooks',
   'webhook_deliveries',
+  'message_links',
+  'link_clicks',
+  'account_settings',
 ] as const satisfies readonly (keyof Database)[];

@@ -1,6 +1,7 @@
 /**
  * The console's conversations page in headless Chromium (see ./browser.ts): the threads newest
- * first, a thread in both directions, and a reply whose counter turns at 160/161 GSM-7 characters
+ * first from sms/conversations with their unread counts, a thread in both directions, opening a
+ * thread marks it read (sms/mark-read), and a reply whose counter turns at 160/161 GSM-7 characters
  * and 70/71 UCS-2 ones; the reply appears in the thread and becomes Delivered without a reload.
  * axe-core clean, no horizontal scroll at 375 px, no browser console error, text shown as text.
  */
@@ -24,6 +25,7 @@ test('console: conversations, a thread and a reply that becomes Delivered, in Ch
     assert.equal(response.status, 201, await response.text());
   };
   await post('/v1/sms/send', { MobilePhone: '+1 202 555 0161', Message: 'older thread' });
+  await post('/v1/sandbox/inbound', { From: '+1 202 555 0161', To: '55155', Message: 'an answer' });
   await post('/v1/sms/send', { MobilePhone: '+1 202 555 0162', Message: XSS });
 
   await signIn(session);
@@ -36,6 +38,11 @@ test('console: conversations, a thread and a reply that becomes Delivered, in Ch
   const older = names.findIndex((n) => n.replace(/\D/g, '').endsWith('2025550161'));
   assert.ok(newer >= 0 && older > newer, `newest thread first: ${names.join(', ')}`);
   await page.locator('ul.threads p.text', { hasText: XSS }).waitFor();
+  // The unread counts of sms/conversations: the inbound answer on the older thread only.
+  const threads = page.getByTestId('thread');
+  assert.equal(await threads.nth(older).getByTestId('unread').innerText(), '1 unread');
+  assert.equal(await threads.nth(newer).getByTestId('unread').count(), 0);
+  assert.equal(await threads.nth(older).locator('p.text').innerText(), 'They: an answer');
   await checkPage(page, 'conversations');
 
   // The thread, and the reply box's counter.
@@ -62,6 +69,23 @@ test('console: conversations, a thread and a reply that becomes Delivered, in Ch
   await sent.locator('[data-status="Delivered"]').waitFor({ timeout: 20_000 });
   assert.equal(page.url(), url);
   assert.equal(await page.locator('main img').count(), 0, 'a message became an element');
+
+  // Opening the older thread marks it read: back on the list, its unread count is gone.
+  await page.getByRole('link', { name: 'Conversations', exact: true }).click();
+  await page.locator('ul.threads a', { hasText: '12025550161' }).click();
+  await page.getByTestId('thread-message').filter({ hasText: 'an answer' }).waitFor();
+  const unread = async () => {
+    const response = await fetch(`${base}${withToken('/v1/sms/conversations', demo.token)}`);
+    return (await response.json()) as { MobilePhone: string; Unread: number }[];
+  };
+  for (let i = 0; i < 100 && (await unread()).some((c) => c.Unread > 0); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(
+    (await unread()).every((c) => c.Unread === 0),
+    'the opened thread was marked read',
+  );
+  await page.getByRole('link', { name: 'Conversations', exact: true }).click();
+  await page.locator('ul.threads a').first().waitFor();
+  assert.equal(await page.getByTestId('unread').count(), 0);
   assert.deepEqual(dialogs, [], 'a script of a message ran');
   assert.deepEqual(errors, [], 'the browser console shows errors');
 });

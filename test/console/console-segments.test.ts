@@ -27,6 +27,10 @@ const STRINGS = [
   '😀'.repeat(35),
   '😀'.repeat(36),
   '<img src=x onerror=alert(1)>',
+  // docs/API.md §14.3.1: braces escaped as {{ and }}, and merge fields (empty: the recipient below is no contact).
+  '{{'.repeat(81),
+  '}}{{FirstName}}{Foo}' + 'a'.repeat(150),
+  'Hi {FirstName} {Field:Nope}' + 'a'.repeat(157),
   'Line one\nLine two\r\n€ and [brackets] ~ ^ | \\',
 ];
 
@@ -38,7 +42,7 @@ storeTest('console: the counter and the server count the same segments and credi
     const res = await ctx.app.inject({
       method: 'POST',
       url: withToken('/v1/sms/send', demo.token),
-      payload: { MobilePhone: demo.contacts[0]!.Number, Message: text },
+      payload: { MobilePhone: '+1 202 555 0188', Message: text },
     });
     assert.equal(res.statusCode, 201, `${JSON.stringify(text)}: ${res.body}`);
     const [message] = res.json();
@@ -49,9 +53,13 @@ storeTest('console: the counter and the server count the same segments and credi
 });
 
 test('console: the counter turns at 160/161 GSM-7 characters and 70/71 UCS-2 ones', () => {
-  assert.deepEqual(textCost('a'.repeat(160)), { encoding: 'GSM-7', segments: 1, credits: 1, units: 160 });
-  assert.deepEqual(textCost('a'.repeat(161)), { encoding: 'GSM-7', segments: 2, credits: 2, units: 161 });
-  assert.deepEqual(textCost('€'.repeat(80)), { encoding: 'GSM-7', segments: 1, credits: 1, units: 160 });
-  assert.deepEqual(textCost('ж'.repeat(70)), { encoding: 'UCS-2', segments: 1, credits: 1, units: 70 });
-  assert.deepEqual(textCost('ж'.repeat(71)), { encoding: 'UCS-2', segments: 2, credits: 2, units: 71 });
+  const plain = { personalised: false };
+  assert.deepEqual(textCost('a'.repeat(160)), { encoding: 'GSM-7', segments: 1, credits: 1, units: 160, ...plain });
+  assert.deepEqual(textCost('a'.repeat(161)), { encoding: 'GSM-7', segments: 2, credits: 2, units: 161, ...plain });
+  assert.deepEqual(textCost('€'.repeat(80)), { encoding: 'GSM-7', segments: 1, credits: 1, units: 160, ...plain });
+  assert.deepEqual(textCost('ж'.repeat(70)), { encoding: 'UCS-2', segments: 1, credits: 1, units: 70, ...plain });
+  assert.deepEqual(textCost('ж'.repeat(71)), { encoding: 'UCS-2', segments: 2, credits: 2, units: 71, ...plain });
+  // docs/API.md §14.3.1: {{ is one brace when sent; a merge field is counted empty and flagged.
+  assert.deepEqual(textCost('{{'.repeat(80)), { encoding: 'GSM-7', segments: 1, credits: 1, units: 160, ...plain });
+  assert.deepEqual(textCost('Hi {FirstName}'), { encoding: 'GSM-7', segments: 1, credits: 1, units: 3, personalised: true });
 });

@@ -5,7 +5,10 @@
  * balances, opt-outs and number statuses.
  */
 import type { TestApp } from './app.ts';
-import { fmtTime } from './operations.ts';
+import { call, fmtTime } from './operations.ts';
+import { multipart, pngImage } from './images.ts';
+import assert from 'node:assert/strict';
+import type { DemoAccount } from '../../src/domain/demo.ts';
 import { createManualClock, systemClock, type ManualClock } from '../../src/lib/time.ts';
 import { Dispatcher, type DispatcherOptions } from '../../src/dispatch/dispatcher.ts';
 import { createSandboxCarrier, type SandboxCarrier } from '../../src/dispatch/sandbox.ts';
@@ -146,4 +149,28 @@ export function testDispatcher(
     ...(options.log ? { log: options.log } : {}),
   });
   return { dispatcher, clock, carrier, submits };
+}
+
+/**
+ * Uploads a 2×2 PNG and creates an MMS template of the demo account holding it, with `message` as
+ * its Message (API.md §10.7).
+ * @returns the template's Id.
+ */
+export async function createMmsTemplate(ctx: TestApp, demo: DemoAccount, message: string): Promise<number> {
+  const mp = multipart([{ name: 'file', filename: 'm.png', data: pngImage(2, 2, () => [1, 2, 3]) }]);
+  const up = await ctx.app.inject({
+    method: 'POST',
+    url: `/v1/media/upload?access_token=${demo.token}`,
+    headers: { 'content-type': mp.contentType },
+    payload: mp.body,
+  });
+  assert.equal(up.statusCode, 201, up.body);
+  const res = await call(ctx.app, {
+    method: 'POST',
+    path: '/v1/mms-templates/create',
+    token: demo.token,
+    body: { Name: 'Promo', Message: message, MediaIds: [(JSON.parse(up.body) as { Id: number }).Id] },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return (JSON.parse(res.body) as { Id: number }).Id;
 }

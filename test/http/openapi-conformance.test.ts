@@ -484,6 +484,32 @@ async function replayAll(s: Session): Promise<void> {
   );
   await s.run({ method: 'GET', url: '/v1/sms/stats?interval=week', status: 422 });
   await s.run({ method: 'GET', url: '/v1/sms/stats?from=yesterday', headers: XML, status: 422 });
+  // API.md §14.3, §14.4: preview, tracked links, conversations, mark-read.
+  await s.run({
+    method: 'POST',
+    url: '/v1/sms/preview',
+    ...json({ MobilePhone: '+1 202 555 0142', Message: 'Hi {FirstName}' }),
+    status: 200,
+  });
+  await s.run({
+    method: 'POST',
+    url: '/v1/sms/preview',
+    ...form('MobilePhone=%2B12025550142&Message=See+https%3A%2F%2Fexample.com%2Fa&ShortenLinks=1'),
+    headers: { ...form('').headers, ...XML },
+    status: 200,
+  });
+  await s.run({ method: 'POST', url: '/v1/sms/preview', ...json({ MobilePhone: '+1 202 555 0142', ShortenLinks: 2 }), status: 422 });
+  const linked = await s.create({
+    method: 'POST',
+    url: '/v1/sms/send',
+    ...json({ MobilePhone: '+1 202 555 0145', Message: 'Read https://example.com/news', ShortenLinks: 1 }),
+    status: 201,
+  });
+  await read(s, '/v1/sms/links', `id=${linked}`, 'Url,Clicks');
+  await read(s, '/v1/sms/conversations', 'per-page=5', 'MobilePhone,LastMessage');
+  await s.run({ method: 'POST', url: '/v1/sms/mark-read?MobilePhone=%2B12025550145', status: 204 });
+  await s.run({ method: 'POST', url: '/v1/sms/mark-read?MobilePhone=12', headers: XML, status: 422 });
+  await s.run({ method: 'POST', url: '/v1/sms/mark-read', status: 422, invalid: true });
   const when = new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 19).replace('T', ' ');
   const scheduled = await s.create({
     method: 'POST',
@@ -498,6 +524,25 @@ async function replayAll(s: Session): Promise<void> {
     status: 422,
   });
   await read(s, '/v1/sms/view-scheduled', `id=${scheduled}`, 'DateTime,MmsTemplateId');
+  const recurring = await s.create({
+    method: 'POST',
+    url: '/v1/sms/schedule',
+    ...json({ MobilePhone: '+1 202 555 0152', Message: 'Weekly', DateTime: when, RRule: 'FREQ=WEEKLY;COUNT=3' }),
+    status: 201,
+  });
+  await s.run({
+    method: 'PATCH',
+    url: `/v1/sms/update-scheduled?id=${recurring}`,
+    ...json({ RRule: 'FREQ=MONTHLY;BYMONTHDAY=31' }),
+    status: 200,
+  });
+  await s.run({
+    method: 'POST',
+    url: '/v1/sms/schedule',
+    ...json({ MobilePhone: '+1 202 555 0152', DateTime: when, RRule: 'FREQ=HOURLY' }),
+    headers: { ...json({}).headers, ...XML },
+    status: 422,
+  });
   await s.run({ method: 'PUT', url: `/v1/sms/update-scheduled?id=${scheduled}`, ...json({ Message: 'Later still' }), status: 200 });
   await s.run({
     method: 'PATCH',
@@ -534,6 +579,25 @@ async function replayAll(s: Session): Promise<void> {
     status: 200,
   });
   await s.run({ method: 'PATCH', url: `/v1/contacts/update?id=${contact}`, ...json({ Email: 'not an email' }), status: 422 });
+  await s.run({ method: 'PATCH', url: `/v1/contacts/update?id=${contact}`, ...json({ OptedOut: 1 }), status: 200 });
+  await read(s, '/v1/contacts/consent', `id=${contact}`, 'Source,Detail');
+  // API.md §14.3: the account's settings.
+  await read(s, '/v1/account/settings', '', 'TimeZone');
+  await s.run({
+    method: 'PUT',
+    url: '/v1/account/settings',
+    ...json({ QuietHoursStart: '22:00', QuietHoursEnd: '07:00', TimeZone: 'Europe/Paris' }),
+    status: 200,
+  });
+  await s.run({
+    method: 'PATCH',
+    url: '/v1/account/settings',
+    ...form('TimeZone=UTC'),
+    headers: { ...form('').headers, ...XML },
+    status: 200,
+  });
+  await s.run({ method: 'PUT', url: '/v1/account/settings', ...json({ QuietHoursStart: '22:00', QuietHoursEnd: '22:00' }), status: 422 });
+  await s.run({ method: 'PUT', url: '/v1/account/settings', ...json({ QuietHoursStart: '', QuietHoursEnd: '' }), status: 200 });
   await s.run({
     method: 'POST',
     url: '/v1/contacts/import',
@@ -814,7 +878,7 @@ function audit(conformance: Conformance, exchanges: readonly Recorded[]): string
 }
 
 storeTest('openapi conformance: every operation, recorded and validated against the served document', async (t) => {
-  const w = await world(t);
+  const w = await world(t, { MSGSVC_LINK_DOMAIN: 'https://go.example.test' });
   const doc = await servedDocument(w.ctx);
   const s = new Session(w);
   await replayAll(s);

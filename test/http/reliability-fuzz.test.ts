@@ -59,16 +59,20 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const CONTROLLER_TABLES: Readonly<Record<string, readonly string[]>> = {
   numbers: [],
   credits: [],
-  // scheduled_messages: schedule, update-scheduled, cancel-scheduled (API.md §10.6).
-  sms: ['messages', 'batches', 'credit_balances', 'scheduled_messages'],
-  // webhook_deliveries: an OptedOut set through the API is an API.md §12.1 event (contact.opted_out).
-  contacts: ['contacts', 'group_members', 'custom_field_entries', 'webhook_deliveries'],
+  // API.md §14.3: the settings, and the held messages a change releases.
+  account: ['account_settings', 'messages'],
+  // scheduled_messages: schedule, update-scheduled, cancel-scheduled (API.md §10.6); message_links:
+  // ShortenLinks (API.md §14.4); conversations: kept with every message, and sms/mark-read.
+  sms: ['messages', 'batches', 'credit_balances', 'scheduled_messages', 'message_links', 'conversations'],
+  // webhook_deliveries: an OptedOut set through the API is an API.md §12.1 event (contact.opted_out);
+  // contact_consent: and an entry of the consent ledger (API.md §14.4).
+  contacts: ['contacts', 'group_members', 'custom_field_entries', 'webhook_deliveries', 'contact_consent'],
   groups: ['groups', 'group_members'],
   'custom-contact-fields': ['custom_fields', 'custom_field_entries'],
   'custom-contact-fields-entry': ['custom_field_entries'],
   keyword: ['keyword_reservations', 'groups'],
   // API.md §11.5, §11.2: inbound texts, contacts opted out or created, keyword groups joined, autoreplies paid.
-  sandbox: ['messages', 'contacts', 'group_members', 'groups', 'credit_balances', 'webhook_deliveries'],
+  sandbox: ['messages', 'contacts', 'group_members', 'groups', 'credit_balances', 'webhook_deliveries', 'conversations', 'contact_consent'],
   // API.md §12.4: webhooks CRUD; redeliver requeues a delivery.
   webhooks: ['webhooks', 'webhook_deliveries'],
   // API.md §10.7: uploads and deletes (a delete also leaves the templates); templates CRUD.
@@ -647,14 +651,15 @@ function makeChecker(w: World) {
       const next = w.probe.fingerprint();
       const changed = Object.keys(next).filter((table) => next[table] !== fingerprint[table]);
       fingerprint = next;
-      const op = OPS.find((x) => x.path === normalisedPath);
+      // A path may hold several operations (account/settings: GET and PUT): their tables together.
+      const tables = OPS.filter((x) => x.path === normalisedPath).flatMap((x) => x.tables);
       assert.ok(
-        o.status >= 200 && o.status < 300 && WRITE_METHODS.has(o.method) && op && op.tables.length > 0,
+        o.status >= 200 && o.status < 300 && WRITE_METHODS.has(o.method) && tables.length > 0,
         `only a valid write may change the database: ${context} → ${o.status} changed ${changed.join(', ')}`,
       );
       assert.ok(
-        changed.every((table) => op.tables.includes(table)),
-        `a ${normalisedPath} write changed only ${op.tables.join(', ')}: changed ${changed.join(', ')}`,
+        changed.every((table) => tables.includes(table)),
+        `a ${normalisedPath} write changed only ${tables.join(', ')}: changed ${changed.join(', ')}`,
       );
       writes++;
     },

@@ -28,6 +28,12 @@ import { OPERATIONS } from '../../src/http/routes/index.ts';
 import { registerOperations } from '../../src/http/operation.ts';
 import { EVENT_TYPES } from '../../src/records/statuses.ts';
 import { deliveryRecord, webhookRecord, type DeliveryRow, type WebhookRow } from '../../src/records/webhooks.ts';
+import { smsPreviewRecord } from '../../src/records/preview.ts';
+import { conversationRecord } from '../../src/records/conversations.ts';
+import { trackedLinkRecord, type LinkRow } from '../../src/records/links.ts';
+import { accountSettingsRecord } from '../../src/records/account-settings.ts';
+import { consentEntryRecord, type ConsentRow } from '../../src/records/consent.ts';
+import { scheduledMessageWithRRuleRecord } from '../../src/records/scheduled-messages.ts';
 
 const mappers = recordMappers(createTimeFormat('UTC'));
 
@@ -194,6 +200,30 @@ const statsRow: fc.Arbitrary<StatsBucketRow> = fc.record({
 });
 const toStatsBucket = statsBucketRecord(createTimeFormat('UTC'));
 const toTemplate = mmsTemplateRecord(createTimeFormat('UTC'));
+// API.md §14.3, §14.4: the records of this round's operations.
+const toScheduledWithRRule = scheduledMessageWithRRuleRecord(createTimeFormat('UTC'));
+const scheduledWithRRule = fc.tuple(messageRow, text).map(([r, rrule]) => toScheduledWithRRule({ ...r, rrule }));
+const epochOrNull = fc.option(fc.integer({ min: 0, max: 4_102_444_800 }), { nil: null });
+const linkRow: fc.Arbitrary<LinkRow> = fc.record({
+  id: fc.nat(),
+  code: text,
+  url: text,
+  clicks: fc.nat(),
+  first_click_at: epochOrNull,
+  last_click_at: epochOrNull,
+});
+const consentRow: fc.Arbitrary<ConsentRow> = fc.record({
+  id: fc.nat(),
+  opted_out: fc.integer({ min: 0, max: 1 }),
+  source: text,
+  detail: text,
+  carrier: text,
+  created_at: fc.integer({ min: 0, max: 4_102_444_800 }),
+});
+const toConversation = conversationRecord(createTimeFormat('UTC'));
+const conversationRow = fc
+  .tuple(logRow, fc.nat(), fc.option(fc.nat(), { nil: null }))
+  .map(([m, unread, contactId]) => toConversation({ ...m, unread, contact_id: contactId }));
 
 const BODIES: Record<string, fc.Arbitrary<unknown>> = {
   '/v1/numbers/index': fc.array(numberRow, { maxLength: 5 }).map((rows) => rows.map(mappers.number)),
@@ -237,9 +267,23 @@ const BODIES: Record<string, fc.Arbitrary<unknown>> = {
   // API.md §10.9: the stats buckets, every count an integer.
   '/v1/sms/stats': fc.array(statsRow, { maxLength: 5 }).map((rows) => rows.map(toStatsBucket)),
   // API.md §10.6 scheduled messages: one scheduled single message record (cancel-scheduled is 204).
-  '/v1/sms/schedule': messageRow.map(mappers.scheduledMessage),
-  '/v1/sms/view-scheduled': messageRow.map(mappers.scheduledMessage),
-  '/v1/sms/update-scheduled': messageRow.map(mappers.scheduledMessage),
+  // API.md §14.3: the record of these three adds RRule as its last field.
+  '/v1/sms/schedule': scheduledWithRRule,
+  '/v1/sms/view-scheduled': scheduledWithRRule,
+  '/v1/sms/update-scheduled': scheduledWithRRule,
+  '/v1/sms/preview': fc
+    .record({ message: text, encoding: fc.constantFrom('GSM-7', 'UCS-2', ''), segments: fc.nat(), credits: fc.nat() })
+    .map(smsPreviewRecord),
+  '/v1/sms/conversations': fc.array(conversationRow, { maxLength: 5 }),
+  '/v1/sms/links': fc.array(linkRow, { maxLength: 5 }).map((rows) => rows.map(trackedLinkRecord(createTimeFormat('UTC')))),
+  '/v1/account/settings': fc
+    .record({
+      quiet_start: fc.option(text, { nil: null }),
+      quiet_end: fc.option(text, { nil: null }),
+      time_zone: fc.option(text, { nil: null }),
+    })
+    .map(accountSettingsRecord('UTC')),
+  '/v1/contacts/consent': fc.array(consentRow, { maxLength: 5 }).map((rows) => rows.map(consentEntryRecord(createTimeFormat('UTC')))),
   // API.md §11.2: the inbound records stored for the caller, one or none.
   '/v1/sandbox/inbound': fc.array(logRow, { maxLength: 1 }).map((rows) => rows.map(toMessage)),
   // API.md §10.7: media records (download is bytes, delete 204) and MMS templates.

@@ -10,6 +10,10 @@ export const RECORDS: Readonly<Record<string, Shape>> = {
     "code": "int",
     "status": "int"
   },
+  "ConsentEntry": {
+    "Id": "int",
+    "OptedOut": "int"
+  },
   "ContactBody": {
     "OptedOut": "int",
     "GroupIds": [
@@ -36,6 +40,11 @@ export const RECORDS: Readonly<Record<string, Shape>> = {
     "Errors": [
       "#ImportError"
     ]
+  },
+  "Conversation": {
+    "ContactId": "int",
+    "LastMessage": "#Message",
+    "Unread": "int"
   },
   "CreditBalance": {
     "AvailableCredits": "int"
@@ -82,6 +91,9 @@ export const RECORDS: Readonly<Record<string, Shape>> = {
   "KeywordReservationXml": {
     "Id": "int",
     "ShortCode": "int"
+  },
+  "TrackedLink": {
+    "Clicks": "int"
   },
   "Media": {
     "Id": "int",
@@ -135,23 +147,36 @@ export const RECORDS: Readonly<Record<string, Shape>> = {
     "PhoneNumberId": "int",
     "Number": "int",
     "Type_Id": "int",
-    "MmsTemplateId": "int"
+    "MmsTemplateId": "int",
+    "ShortenLinks": "int"
   },
   "SendGroupBody": {
     "GroupId": "int",
     "Number": "int",
     "Type_Id": "int",
-    "MmsTemplateId": "int"
+    "MmsTemplateId": "int",
+    "ShortenLinks": "int"
   },
   "Number": {
     "Status_Id": "int"
   },
+  "SmsPreview": {
+    "Segments": "int",
+    "Credits": "int"
+  },
   "ScheduleBody": {
     "Type_Id": "int",
     "MmsTemplateId": "int",
-    "Number": "int"
+    "Number": "int",
+    "ShortenLinks": "int"
   },
   "ScheduledSingleMessage": {
+    "Id": "int",
+    "Status_Id": "int",
+    "Type_Id": "int",
+    "MmsTemplateId": "int"
+  },
+  "ScheduledSingleMessageWithRRule": {
     "Id": "int",
     "Status_Id": "int",
     "Type_Id": "int",
@@ -184,6 +209,9 @@ export const RESPONSES: Readonly<Record<string, Shape>> = {
     "#Number"
   ],
   "GET /v1/credits/balance 200": "#CreditBalance",
+  "GET /v1/account/settings 200": "#AccountSettings",
+  "PUT /v1/account/settings 200": "#AccountSettings",
+  "PATCH /v1/account/settings 200": "#AccountSettings",
   "GET /v1/sms/single-schedule-messages 200": [
     "#ScheduledSingleMessage"
   ],
@@ -191,17 +219,24 @@ export const RESPONSES: Readonly<Record<string, Shape>> = {
     "#Message"
   ],
   "POST /v1/sms/send-group 201": "#Batch",
+  "POST /v1/sms/preview 200": "#SmsPreview",
   "GET /v1/sms/index 200": [
     "#Message"
   ],
   "GET /v1/sms/view 200": "#Message",
+  "GET /v1/sms/links 200": [
+    "#TrackedLink"
+  ],
   "GET /v1/sms/stats 200": [
     "#StatsBucket"
   ],
-  "POST /v1/sms/schedule 201": "#ScheduledSingleMessage",
-  "GET /v1/sms/view-scheduled 200": "#ScheduledSingleMessage",
-  "PUT /v1/sms/update-scheduled 200": "#ScheduledSingleMessage",
-  "PATCH /v1/sms/update-scheduled 200": "#ScheduledSingleMessage",
+  "GET /v1/sms/conversations 200": [
+    "#Conversation"
+  ],
+  "POST /v1/sms/schedule 201": "#ScheduledSingleMessageWithRRule",
+  "GET /v1/sms/view-scheduled 200": "#ScheduledSingleMessageWithRRule",
+  "PUT /v1/sms/update-scheduled 200": "#ScheduledSingleMessageWithRRule",
+  "PATCH /v1/sms/update-scheduled 200": "#ScheduledSingleMessageWithRRule",
   "GET /v1/contacts/index 200": [
     "#Contact"
   ],
@@ -211,6 +246,9 @@ export const RESPONSES: Readonly<Record<string, Shape>> = {
   "PUT /v1/contacts/update 200": "#Contact",
   "PATCH /v1/contacts/update 200": "#Contact",
   "POST /v1/contacts/import 200": "#ImportReport",
+  "GET /v1/contacts/consent 200": [
+    "#ConsentEntry"
+  ],
   "GET /v1/groups/index 200": [
     "#Group"
   ],

@@ -46,6 +46,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read the account's settings (quiet hours, time zone) */
+        get: operations["account.settings"];
+        /** Change the account's settings (quiet hours, time zone) */
+        put: operations["account.update-settings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Read the account's settings (quiet hours, time zone)
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["account.settings.head"];
+        /** Change the account's settings (quiet hours, time zone) */
+        patch: operations["account.update-settings.patch"];
+        trace?: never;
+    };
     "/v1/sms/single-schedule-messages": {
         parameters: {
             query?: never;
@@ -101,6 +124,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sms/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Preview one message: its personalised text, encoding, segments and credits */
+        post: operations["sms.preview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sms/index": {
         parameters: {
             query?: never;
@@ -143,6 +183,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sms/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A message's tracked links with their clicks */
+        get: operations["sms.links"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * A message's tracked links with their clicks
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["sms.links.head"];
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sms/stats": {
         parameters: {
             query?: never;
@@ -161,6 +222,44 @@ export interface paths {
          * @description The GET without its body: the same status and headers, Content-Length included.
          */
         head: operations["sms.stats.head"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sms/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the conversations, newest first */
+        get: operations["sms.conversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * List the conversations, newest first
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["sms.conversations.head"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sms/mark-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark a conversation read */
+        post: operations["sms.mark-read"];
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -366,6 +465,27 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contacts/consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the changes of a contact's opt-out */
+        get: operations["contacts.consent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * List the changes of a contact's opt-out
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["contacts.consent.head"];
         patch?: never;
         trace?: never;
     };
@@ -1198,6 +1318,29 @@ export interface components {
             field: string;
             message: string;
         };
+        AccountSettingsBody: {
+            /** @description `HH:MM` (24-hour) the quiet hours start; `""` with QuietHoursEnd `""` clears them */
+            QuietHoursStart?: string;
+            /** @description `HH:MM` (24-hour) they end; earlier than the start spans midnight */
+            QuietHoursEnd?: string;
+            /** @description an IANA time zone name; `""` follows the service default again */
+            TimeZone?: string;
+        };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
+        AccountSettings: {
+            QuietHoursStart?: string;
+            QuietHoursEnd?: string;
+            TimeZone?: string;
+        };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
+        ConsentEntry: {
+            Id?: number;
+            OptedOut?: number;
+            Source?: string;
+            Detail?: string;
+            Carrier?: string;
+            DateCreated?: string;
+        };
         ContactBody: {
             /** @description phone number in any common format; required on create */
             Number?: string;
@@ -1239,6 +1382,13 @@ export interface components {
             Updated?: number;
             Failed?: number;
             Errors?: components["schemas"]["ImportError"][];
+        };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
+        Conversation: {
+            MobilePhone?: string;
+            ContactId?: number | string;
+            LastMessage?: components["schemas"]["Message"];
+            Unread?: number;
         };
         /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         CreditBalance: {
@@ -1310,6 +1460,14 @@ export interface components {
             Number?: string;
             ShortCode?: number;
             AutoreplyMessage?: string;
+        };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
+        TrackedLink: {
+            Url?: string;
+            Code?: string;
+            Clicks?: number;
+            FirstClick?: string | null;
+            LastClick?: string | null;
         };
         /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         Media: {
@@ -1408,6 +1566,8 @@ export interface components {
             Type_Id?: number | string;
             /** @description a template of the account, required for an MMS */
             MmsTemplateId?: number | string;
+            /** @description 1: replace each http(s) URL by a tracked link (MSGSVC_LINK_DOMAIN); 0 (default): no */
+            ShortenLinks?: number | string;
         };
         SendGroupBody: {
             /** @description a group of the account; every member who has not opted out gets one message */
@@ -1420,6 +1580,8 @@ export interface components {
             Type_Id?: number | string;
             /** @description a template of the account, required for an MMS */
             MmsTemplateId?: number | string;
+            /** @description 1: replace each http(s) URL by a tracked link (MSGSVC_LINK_DOMAIN); 0 (default): no */
+            ShortenLinks?: number | string;
         };
         /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         Number: {
@@ -1427,6 +1589,14 @@ export interface components {
             Status_Id?: number;
             Status_Description?: string;
             Blocked_Date?: string | null;
+        };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
+        SmsPreview: {
+            Message?: string;
+            /** @enum {string} */
+            Encoding?: "GSM-7" | "UCS-2" | "";
+            Segments?: number;
+            Credits?: number;
         };
         ScheduleBody: {
             /** @description recipient phone number in any common format; required on schedule */
@@ -1443,6 +1613,10 @@ export interface components {
             Subject?: string;
             /** @description an Active number of the account; default: its first Active number */
             Number?: number | string;
+            /** @description an RFC 5545 recurrence rule counted from DateTime (FREQ=WEEKLY;BYDAY=MO;COUNT=10): FREQ (DAILY, WEEKLY, MONTHLY, YEARLY) with INTERVAL, BYDAY, BYMONTHDAY, COUNT or UNTIL; "" for none (on update: stop recurring) */
+            RRule?: string;
+            /** @description 1: shorten the links of the text at each send (needs MSGSVC_LINK_DOMAIN); default 0 */
+            ShortenLinks?: number | string;
         };
         /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         ScheduledSingleMessage: {
@@ -1456,6 +1630,20 @@ export interface components {
             Type_Description?: string;
             MmsTemplateId?: number | string;
             Subject?: string;
+        };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
+        ScheduledSingleMessageWithRRule: {
+            Id?: number;
+            MobilePhone?: string;
+            Message?: string;
+            DateTime?: string;
+            Status_Id?: number;
+            Status_Description?: string;
+            Type_Id?: number;
+            Type_Description?: string;
+            MmsTemplateId?: number | string;
+            Subject?: string;
+            RRule?: string;
         };
         /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         CreatedWebhook: {
@@ -2049,6 +2237,238 @@ export interface operations {
             };
         };
     };
+    "account.settings": {
+        parameters: {
+            query?: {
+                /** @description Response format; overrides Accept (API.md §2). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountSettings"];
+                    "application/xml": components["schemas"]["AccountSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "account.update-settings": {
+        parameters: {
+            query?: {
+                /** @description Response format; overrides Accept (API.md §2). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AccountSettingsBody"];
+                "application/x-www-form-urlencoded": components["schemas"]["AccountSettingsBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountSettings"];
+                    "application/xml": components["schemas"]["AccountSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "account.settings.head": {
+        parameters: {
+            query?: {
+                /** @description Response format; overrides Accept (API.md §2). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "account.update-settings.patch": {
+        parameters: {
+            query?: {
+                /** @description Response format; overrides Accept (API.md §2). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AccountSettingsBody"];
+                "application/x-www-form-urlencoded": components["schemas"]["AccountSettingsBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountSettings"];
+                    "application/xml": components["schemas"]["AccountSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     "sms.single-schedule-messages": {
         parameters: {
             query?: {
@@ -2295,6 +2715,57 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Batch"];
                     "application/xml": components["schemas"]["Batch"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "sms.preview": {
+        parameters: {
+            query?: {
+                /** @description Response format; overrides Accept (API.md §2). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: {
+                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SendBody"];
+                "application/x-www-form-urlencoded": components["schemas"]["SendBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmsPreview"];
+                    "application/xml": components["schemas"]["SmsPreview"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2656,6 +3127,182 @@ export interface operations {
             };
         };
     };
+    "sms.links": {
+        parameters: {
+            query: {
+                /** @description Record id, an integer */
+                id: string;
+                /** @description 1-based page number; clamped, never rejected */
+                page?: string;
+                /** @description page size, clamped to 1..100 (default 100) */
+                "per-page"?: string;
+                /** @description Response format; overrides Accept (API.md §2). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrackedLink"][];
+                    "application/xml": components["schemas"]["TrackedLink"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "sms.links.head": {
+        parameters: {
+            query: {
+                /** @description Record id, an integer */
+                id: string;
+                /** @description 1-based page number; clamped, never rejected */
+                page?: string;
+                /** @description page size, clamped to 1..100 (default 100) */
+                "per-page"?: string;
+                /** @description Response format; overrides Accept (API.md §2). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     "sms.stats": {
         parameters: {
             query?: {
@@ -2822,6 +3469,207 @@ export interface operations {
             };
         };
     };
+    "sms.conversations": {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; clamped, never rejected */
+                page?: string;
+                /** @description page size, clamped to 1..100 (default 100) */
+                "per-page"?: string;
+                /** @description Response format; overrides Accept (API.md §2). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"][];
+                    "application/xml": components["schemas"]["Conversation"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "sms.conversations.head": {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; clamped, never rejected */
+                page?: string;
+                /** @description page size, clamped to 1..100 (default 100) */
+                "per-page"?: string;
+                /** @description Response format; overrides Accept (API.md §2). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "sms.mark-read": {
+        parameters: {
+            query: {
+                /** @description the other party of the conversation, any common format */
+                MobilePhone: string;
+                /** @description Response format; overrides Accept (API.md §2). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: {
+                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content: done, with an empty body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            414: components["responses"]["URITooLong"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     "sms.schedule": {
         parameters: {
             query?: {
@@ -2857,8 +3705,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ScheduledSingleMessage"];
-                    "application/xml": components["schemas"]["ScheduledSingleMessage"];
+                    "application/json": components["schemas"]["ScheduledSingleMessageWithRRule"];
+                    "application/xml": components["schemas"]["ScheduledSingleMessageWithRRule"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2901,8 +3749,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ScheduledSingleMessage"];
-                    "application/xml": components["schemas"]["ScheduledSingleMessage"];
+                    "application/json": components["schemas"]["ScheduledSingleMessageWithRRule"];
+                    "application/xml": components["schemas"]["ScheduledSingleMessageWithRRule"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3064,8 +3912,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ScheduledSingleMessage"];
-                    "application/xml": components["schemas"]["ScheduledSingleMessage"];
+                    "application/json": components["schemas"]["ScheduledSingleMessageWithRRule"];
+                    "application/xml": components["schemas"]["ScheduledSingleMessageWithRRule"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3113,8 +3961,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ScheduledSingleMessage"];
-                    "application/xml": components["schemas"]["ScheduledSingleMessage"];
+                    "application/json": components["schemas"]["ScheduledSingleMessageWithRRule"];
+                    "application/xml": components["schemas"]["ScheduledSingleMessageWithRRule"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3939,6 +4787,182 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    "contacts.consent": {
+        parameters: {
+            query: {
+                /** @description Record id, an integer */
+                id: string;
+                /** @description 1-based page number; clamped, never rejected */
+                page?: string;
+                /** @description page size, clamped to 1..100 (default 100) */
+                "per-page"?: string;
+                /** @description Response format; overrides Accept (API.md §2). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsentEntry"][];
+                    "application/xml": components["schemas"]["ConsentEntry"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "contacts.consent.head": {
+        parameters: {
+            query: {
+                /** @description Record id, an integer */
+                id: string;
+                /** @description 1-based page number; clamped, never rejected */
+                page?: string;
+                /** @description page size, clamped to 1..100 (default 100) */
+                "per-page"?: string;
+                /** @description Response format; overrides Accept (API.md §2). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     "groups.index": {

@@ -239,6 +239,7 @@ export function CostLine(props: { text: string }) {
     <p class="hint" id="counter" data-testid="counter" aria-live="polite">
       {cost.units} {cost.encoding === 'GSM-7' ? 'GSM-7 characters' : 'UCS-2 characters'} · {cost.segments}{' '}
       {cost.segments === 1 ? 'segment' : 'segments'} · {cost.credits} {cost.credits === 1 ? 'credit' : 'credits'}
+      {cost.personalised && " · before merge fields: each recipient's values add to it"}
     </p>
   );
 }

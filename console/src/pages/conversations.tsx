@@ -5,61 +5,37 @@ import { CostLine } from './compose.tsx';
 import { ErrorLine, submit } from './list.tsx';
 
 type Message = components['schemas']['Message'];
+type Conversation = components['schemas']['Conversation'];
 
 /** Statuses after which a message changes no more (docs/API.md §9.11). */
 const FINAL = new Set([3, 4, 5, 6, 7]);
 
-/** Pages of sms/index (100 messages each, newest first) read to build the list of threads. */
-const LIST_PAGES = 5;
-
-/** One thread: the other party's number and its newest message. */
-interface Thread {
-  phone: string;
-  last: Message;
-  count: number;
-}
+/** Threads shown: the first page of sms/conversations (newest first, docs/API.md §10.6). */
+const LIST_SIZE = '100';
 
 /**
- * Groups a newest-first list of messages by the other party (`MobilePhone`), in both directions;
- * the threads come newest first, as their newest messages do.
- */
-export function threadsOf(messages: readonly Message[]): Thread[] {
-  const threads = new Map<string, Thread>();
-  for (const m of messages) {
-    const phone = m.MobilePhone ?? '';
-    const thread = threads.get(phone);
-    if (thread === undefined) threads.set(phone, { phone, last: m, count: 1 });
-    else thread.count++;
-  }
-  return [...threads.values()];
-}
-
-/**
- * Conversations: every number's messages in both directions, newest thread first (from sms/index,
- * newest first, docs/API.md §10.6); with `phone`, that number's thread (sms/index?MobilePhone=)
- * and a reply box.
+ * Conversations: one thread per number in both directions, newest thread first, with its unread
+ * count (sms/conversations, docs/API.md §10.6); with `phone`, that number's thread
+ * (sms/index?MobilePhone=) and a reply box. Opening a thread marks it read (sms/mark-read).
  */
 export function Conversations(props: { api: MsgsvcClient; phone?: string }) {
   return props.phone ? <ThreadView api={props.api} phone={props.phone} /> : <ThreadList api={props.api} />;
 }
 
 function ThreadList(props: { api: MsgsvcClient }) {
-  const [threads, setThreads] = useState<Thread[] | undefined>();
+  const [threads, setThreads] = useState<Conversation[] | undefined>();
+  const [total, setTotal] = useState(0);
   const [error, setError] = useState<string | undefined>();
   useEffect(() => {
     let live = true;
     const load = async () => {
-      const all: Message[] = [];
-      for (let page = 1; page <= LIST_PAGES; page++) {
-        const { data, error, response } = await props.api.GET('/v1/sms/index', {
-          params: { query: { page: String(page), 'per-page': '100' } },
-        });
-        if (!live) return;
-        if (error !== undefined || data === undefined) return setError(errorText(error, response.status));
-        all.push(...data);
-        if (page >= Number(response.headers.get('X-Pagination-Page-Count') ?? 1)) break;
-      }
-      setThreads(threadsOf(all));
+      const { data, error, response } = await props.api.GET('/v1/sms/conversations', {
+        params: { query: { 'per-page': LIST_SIZE } },
+      });
+      if (!live) return;
+      if (error !== undefined || data === undefined) return setError(errorText(error, response.status));
+      setThreads(data);
+      setTotal(Number(response.headers.get('X-Pagination-Total-Count') ?? data.length) || data.length);
     };
     load().catch(() => live && setError('The server could not be reached.'));
     return () => {
@@ -75,20 +51,33 @@ function ThreadList(props: { api: MsgsvcClient }) {
       ) : threads.length === 0 ? (
         <p>No messages yet.</p>
       ) : (
-        <ul class="threads">
-          {threads.map((t) => (
-            <li key={t.phone}>
-              <a href={`#/conversations/${encodeURIComponent(t.phone)}`}>{t.phone}</a>{' '}
-              <span class="hint">
-                {t.count} {t.count === 1 ? 'message' : 'messages'} · {t.last.DateCreated}
-              </span>
-              <p class="text">
-                {t.last.Direction === 'Inbound' ? 'They: ' : 'You: '}
-                {t.last.Message}
-              </p>
-            </li>
-          ))}
-        </ul>
+        <>
+          {total > threads.length && (
+            <p class="hint">
+              The {threads.length} most recent of {total} conversations.
+            </p>
+          )}
+          <ul class="threads">
+            {threads.map((t) => (
+              <li key={t.MobilePhone} data-testid="thread">
+                <a href={`#/conversations/${encodeURIComponent(t.MobilePhone ?? '')}`}>{t.MobilePhone}</a>{' '}
+                {(t.Unread ?? 0) > 0 && (
+                  <span class="unread" data-testid="unread">
+                    {t.Unread} unread
+                  </span>
+                )}{' '}
+                <span class="hint">
+                  {t.ContactId !== '' && t.ContactId !== undefined ? 'contact · ' : ''}
+                  {t.LastMessage?.DateCreated}
+                </span>
+                <p class="text">
+                  {t.LastMessage?.Direction === 'Inbound' ? 'They: ' : 'You: '}
+                  {t.LastMessage?.Message}
+                </p>
+              </li>
+            ))}
+          </ul>
+        </>
       )}
     </>
   );
@@ -104,6 +93,7 @@ function ThreadView(props: { api: MsgsvcClient; phone: string }) {
   useEffect(() => {
     let live = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let readUpTo = 0;
     const load = async () => {
       const { data, error, response } = await props.api.GET('/v1/sms/index', {
         params: { query: { MobilePhone: props.phone, 'per-page': '100' } },
@@ -111,6 +101,12 @@ function ThreadView(props: { api: MsgsvcClient; phone: string }) {
       if (!live) return;
       if (error !== undefined || data === undefined) return setError(errorText(error, response.status));
       setMessages([...data].reverse());
+      // Opening the thread reads it: its inbound messages are no longer unread (docs/API.md §10.6).
+      const newestInbound = Math.max(0, ...data.filter((m) => m.Direction === 'Inbound').map((m) => m.Id ?? 0));
+      if (newestInbound > readUpTo) {
+        readUpTo = newestInbound;
+        await props.api.POST('/v1/sms/mark-read', { params: { query: { MobilePhone: props.phone } } });
+      }
       // Asked again every 2 seconds while a message may still change (not final).
       if (data.some((m) => !FINAL.has(m.Status_Id ?? 0))) timer = setTimeout(() => void load().catch(() => undefined), 2000);
     };

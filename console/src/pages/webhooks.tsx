@@ -16,6 +16,7 @@ export const EVENTS: readonly string[] = [
   'contact.opted_out',
   'contact.opted_in',
   'scheduled.action_required',
+  'link.clicked',
 ];
 
 /**

@@ -1,5 +1,6 @@
 import type { Config } from '../../config.ts';
 import { allowOf, type Operation } from '../operation.ts';
+import { account } from './account/index.ts';
 import { contacts } from './contacts/index.ts';
 import { credits } from './credits/index.ts';
 import { customContactFieldsEntry } from './custom-contact-fields-entry/index.ts';
@@ -30,6 +31,7 @@ export { carrierRoutesEnabled, registerCarrierRoutes } from './carriers/index.ts
 export const CONTROLLERS: Readonly<Record<string, readonly Operation[]>> = {
   numbers,
   credits,
+  account,
   sms,
   contacts,
   groups,

@@ -29,6 +29,7 @@ const RETURNING = [
   'attempts',
   'opt_out_exempt',
   'mms_template_id',
+  'quiet_state',
 ] as const;
 
 /** A claimed message: what the carrier needs, and its cost for a refund (`attempts` counts this one). */
@@ -235,6 +236,49 @@ const released = prepareQuery((db, idsJson: string, token: string, dueAt: number
 export async function releaseUnattempted(db: Db, ids: readonly number[], token: string, dueAt: number): Promise<number> {
   if (ids.length === 0) return 0;
   return released.run(db, JSON.stringify(ids), token, dueAt);
+}
+
+const held = prepareQuery((db, itemsJson: string, token: string) => ({
+  compile: () =>
+    (isPostgres(db)
+      ? sql`update messages m set due_at = v.due, lease_token = null, attempts = m.attempts - 1, quiet_state = 1
+          from json_to_recordset(cast(${itemsJson} as json)) as v(id integer, due bigint)
+          where m.id = v.id and m.lease_token = ${token}`
+      : sql`update messages set due_at = v.due, lease_token = null, attempts = attempts - 1, quiet_state = 1
+          from (select value ->> '$.id' as id, value ->> '$.due' as due from json_each(${itemsJson})) as v
+          where messages.id = v.id and messages.lease_token = ${token}`
+    ).compile(db),
+}));
+
+/** One message of a claim held by quiet hours (API.md §14.3.5): its id, and when they end (epoch ms). */
+export interface HeldItem {
+  id: number;
+  dueAt: number;
+}
+
+/**
+ * Puts messages held by quiet hours back in the queue (API.md §14.3.5), each due when its quiet
+ * hours end, marked `quiet_state` 1 (so that a change of the settings finds them), WITHOUT
+ * spending an attempt (the claim's count is taken back), those `token` still holds. ONE statement.
+ * @returns how many were written.
+ */
+export async function holdQuiet(db: Db, items: readonly HeldItem[], token: string): Promise<number> {
+  if (items.length === 0) return 0;
+  return held.run(db, JSON.stringify(items.map((i) => ({ id: i.id, due: i.dueAt }))), token);
+}
+
+const unheld = prepareQuery((db, idsJson: string, token: string) => ({
+  compile: () =>
+    sql`update messages set quiet_state = 0 where id in ${jsonIds(db, idsJson)} and lease_token = ${token} and quiet_state = 1`.compile(db),
+}));
+
+/**
+ * Clears the quiet-hours mark of claimed messages that are no longer held (their quiet hours are
+ * over), those `token` still holds; written before their outcome, in its transaction.
+ */
+export async function clearQuietHeld(db: Db, ids: readonly number[], token: string): Promise<number> {
+  if (ids.length === 0) return 0;
+  return unheld.run(db, JSON.stringify(ids), token);
 }
 
 // ------------------------------------------------------------------ receipts

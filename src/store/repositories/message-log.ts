@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { boundCount, prepareQuery } from '../prepared.ts';
+import { boundCount, isPostgres, prepareQuery } from '../prepared.ts';
 import { BATCH_COLUMNS, MESSAGE_COLUMNS as COLUMNS, type BatchRow, type MessageRow } from '../../records/messages.ts';
 import type { Row } from '../tables.ts';
 import type { Db } from '../types.ts';
@@ -182,6 +182,81 @@ export async function insertGroupMessages(
     m.dueAt,
     m.mmsTemplateId ?? null,
   );
+}
+
+/** One personalised message of a batch: its recipient and text as sent, and its cost. */
+export interface BatchMessage {
+  mobilePhone: string;
+  message: string;
+  segments: number;
+  credits: number;
+}
+
+type NewId = { id: number };
+
+/**
+ * Queued messages from a JSON array parameter of `[mobilePhone, message, segments, credits]`, in
+ * array order: one statement shape whatever the chunk length, prepared once.
+ */
+const insertFromJson = prepareQuery(
+  (
+    db,
+    accountId: number,
+    number: string,
+    typeId: number,
+    batchId: number,
+    now: number,
+    dueAt: number,
+    mmsTemplateId: number | null,
+    rowsJson: string,
+  ) => ({
+    compile: () =>
+      (isPostgres(db)
+        ? sql<NewId>`insert into messages (account_id, direction, number, mobile_phone, message, type_id, status_id, segments, credits, batch_id, created_at, due_at, mms_template_id)
+            select cast(${accountId} as integer), 1, cast(${number} as text), r.v->>0, r.v->>1, cast(${typeId} as integer), 1,
+              cast(r.v->>2 as integer), cast(r.v->>3 as bigint), cast(${batchId} as integer), cast(${now} as bigint), cast(${dueAt} as bigint),
+              cast(${mmsTemplateId} as integer)
+            from json_array_elements(cast(${rowsJson} as json)) with ordinality as r(v, i) order by r.i
+            returning id`
+        : sql<NewId>`insert into messages (account_id, direction, number, mobile_phone, message, type_id, status_id, segments, credits, batch_id, created_at, due_at, mms_template_id)
+            select ${accountId}, 1, ${number}, json_extract(r.value, '$[0]'), json_extract(r.value, '$[1]'), ${typeId}, 1,
+              json_extract(r.value, '$[2]'), json_extract(r.value, '$[3]'), ${batchId}, ${now}, ${dueAt}, ${mmsTemplateId}
+            from json_each(${rowsJson}) as r order by r.key
+            returning id`
+      ).compile(db),
+  }),
+);
+
+/**
+ * Queues messages of a batch that differ per recipient (personalised texts), in chunks of 5,000
+ * rows per statement. A lone surrogate in a text is stored as U+FFFD, as a bound text is.
+ * @returns the new ids, in the order of `rows`.
+ */
+export async function insertMessages(
+  db: Db,
+  accountId: number,
+  m: { number: string; typeId: number; batchId: number; dueAt: number; mmsTemplateId: number | null },
+  rows: readonly BatchMessage[],
+  now: number,
+): Promise<number[]> {
+  const ids: number[] = [];
+  for (let i = 0; i < rows.length; i += 5000) {
+    const chunk = rows.slice(i, i + 5000).map((r) => [r.mobilePhone, r.message.toWellFormed(), r.segments, r.credits]);
+    const got = await insertFromJson.column(
+      db,
+      accountId,
+      m.number,
+      m.typeId,
+      m.batchId,
+      now,
+      m.dueAt,
+      m.mmsTemplateId,
+      JSON.stringify(chunk),
+    );
+    // Ids of one statement are given in row order; RETURNING lists them in no promised order.
+    ids.push(...got.map(Number).sort((a, b) => a - b));
+  }
+  return ids;
 }
 
 const members = prepareQuery((db, accountId: number, groupId: number) =>

@@ -17,14 +17,33 @@ import type { Db } from '../types.ts';
  */
 
 // Beside the record's: the account, the account number it goes from ('' on a row never managed)
-// and the credits debited while Approved (0 while Pending or Action Required; null: never managed).
-const STATE_COLUMNS = [...SCHEDULED_MESSAGE_COLUMNS, 'account_id', 'number', 'reserved_credits'] as const;
+// and the credits debited while Approved (0 while Pending or Action Required; null: never managed);
+// the recurrence (migration 015: the rule as sent, shown as RRule; its DTSTART, zone and the
+// number of the occurrence due next) and whether links are shortened.
+const STATE_COLUMNS = [
+  ...SCHEDULED_MESSAGE_COLUMNS,
+  'account_id',
+  'number',
+  'reserved_credits',
+  'rrule',
+  'rrule_start',
+  'rrule_zone',
+  'rrule_occurrence',
+  'shorten_links',
+] as const;
 
 /** A scheduled message with what the service keeps beside its record (migration 005). */
 export type ScheduledStateRow = ScheduledMessageRow & Pick<Row<'scheduled_messages'>, (typeof STATE_COLUMNS)[number]>;
 
 function toState(r: ScheduledStateRow): ScheduledStateRow {
-  return { ...r, scheduled_at: Number(r.scheduled_at), reserved_credits: r.reserved_credits === null ? null : Number(r.reserved_credits) };
+  return {
+    ...r,
+    scheduled_at: Number(r.scheduled_at),
+    reserved_credits: r.reserved_credits === null ? null : Number(r.reserved_credits),
+    rrule_start: r.rrule_start === null ? null : Number(r.rrule_start),
+    rrule_occurrence: Number(r.rrule_occurrence),
+    shorten_links: Number(r.shorten_links),
+  };
 }
 
 const byId = prepareQuery((db, accountId: number, id: number) =>
@@ -47,6 +66,16 @@ export interface ScheduledFields {
   mmsTemplateId: number | null;
   subject: string;
   number: string;
+  // Migration 015; left out: a message that does not recur, links left alone.
+  /** The recurrence rule as sent, '' for none. */
+  rrule?: string;
+  /** Epoch seconds of occurrence 1 (DTSTART); null when it does not recur. */
+  rruleStart?: number | null;
+  /** The zone of the occurrences' wall-clock time; '' when it does not recur. */
+  rruleZone?: string;
+  /** The number of the occurrence `scheduledAt` stands for (1 when it does not recur). */
+  rruleOccurrence?: number;
+  shortenLinks?: boolean;
 }
 
 const insert = prepareQuery(
@@ -62,6 +91,11 @@ const insert = prepareQuery(
     number: string,
     now: number,
     dueAt: number,
+    rrule: string,
+    rruleStart: number | null,
+    rruleZone: string,
+    rruleOccurrence: number,
+    shortenLinks: number,
   ) =>
     db
       .insertInto('scheduled_messages')
@@ -80,6 +114,11 @@ const insert = prepareQuery(
         due_at: dueAt,
         lease_token: null,
         check_reason: '',
+        rrule,
+        rrule_start: rruleStart,
+        rrule_zone: rruleZone,
+        rrule_occurrence: rruleOccurrence,
+        shorten_links: shortenLinks,
       })
       .returning(STATE_COLUMNS),
 );
@@ -107,6 +146,11 @@ export async function insertScheduled(
     f.number,
     now,
     dueAt,
+    f.rrule ?? '',
+    f.rruleStart ?? null,
+    f.rruleZone ?? '',
+    f.rruleOccurrence ?? 1,
+    f.shortenLinks ? 1 : 0,
   );
   return toState(row as ScheduledStateRow);
 }
@@ -124,6 +168,11 @@ const update = prepareQuery(
     subject: string,
     number: string,
     dueAt: number,
+    rrule: string,
+    rruleStart: number | null,
+    rruleZone: string,
+    rruleOccurrence: number,
+    shortenLinks: number,
   ) =>
     db
       .updateTable('scheduled_messages')
@@ -140,6 +189,11 @@ const update = prepareQuery(
         due_at: dueAt,
         lease_token: null,
         check_reason: '',
+        rrule,
+        rrule_start: rruleStart,
+        rrule_zone: rruleZone,
+        rrule_occurrence: rruleOccurrence,
+        shorten_links: shortenLinks,
       })
       .where('account_id', '=', accountId)
       .where('id', '=', id)
@@ -171,6 +225,11 @@ export async function rewriteScheduled(
     f.subject,
     f.number,
     dueAt,
+    f.rrule ?? '',
+    f.rruleStart ?? null,
+    f.rruleZone ?? '',
+    f.rruleOccurrence ?? 1,
+    f.shortenLinks ? 1 : 0,
   );
   return row ? toState(row) : undefined;
 }
@@ -217,12 +276,28 @@ const CLAIM_RETURNING = [
   'scheduled_at',
   'reserved_credits',
   'mms_template_id',
+  'rrule',
+  'rrule_start',
+  'rrule_zone',
+  'rrule_occurrence',
+  'shorten_links',
 ] as const;
 
 /** A claimed scheduled message: what a check and a send need (`scheduled_at` epoch seconds; no reservation reads as 0). */
 export type ClaimedScheduled = Omit<Pick<Row<'scheduled_messages'>, (typeof CLAIM_RETURNING)[number]>, 'reserved_credits'> & {
   reserved_credits: number;
 };
+
+function toClaimed(r: Pick<Row<'scheduled_messages'>, (typeof CLAIM_RETURNING)[number]>): ClaimedScheduled {
+  return {
+    ...r,
+    scheduled_at: Number(r.scheduled_at),
+    reserved_credits: Number(r.reserved_credits ?? 0),
+    rrule_start: r.rrule_start === null ? null : Number(r.rrule_start),
+    rrule_occurrence: Number(r.rrule_occurrence),
+    shorten_links: Number(r.shorten_links),
+  };
+}
 
 const claim = leaseClaim<Pick<Row<'scheduled_messages'>, (typeof CLAIM_RETURNING)[number]>>('scheduled_messages', CLAIM_RETURNING, false);
 
@@ -241,7 +316,7 @@ export async function claimDueScheduled(
   token: string,
 ): Promise<ClaimedScheduled[]> {
   const rows = await claim(db, now, limit, leaseUntil, token);
-  return rows.map((r) => ({ ...r, scheduled_at: Number(r.scheduled_at), reserved_credits: Number(r.reserved_credits ?? 0) }));
+  return rows.map(toClaimed);
 }
 
 const blocked = prepareQuery((db, idsJson: string) => ({
@@ -322,5 +397,41 @@ const take = prepareQuery((db, accountId: number, idsJson: string, token: string
 export async function takeForSending(db: Db, accountId: number, ids: readonly number[], token: string): Promise<ClaimedScheduled[]> {
   if (ids.length === 0) return [];
   const rows = (await take.all(db, accountId, JSON.stringify(ids), token)) as ClaimedScheduled[];
-  return rows.map((r) => ({ ...r, scheduled_at: Number(r.scheduled_at), reserved_credits: Number(r.reserved_credits ?? 0) }));
+  return rows.map(toClaimed);
+}
+
+const advance = prepareQuery((db, id: number, token: string, fromStatus: number, scheduledAt: number, occurrence: number, dueAt: number) =>
+  db
+    .updateTable('scheduled_messages')
+    .set({
+      scheduled_at: scheduledAt,
+      rrule_occurrence: occurrence,
+      status_id: 1,
+      reserved_credits: 0,
+      due_at: dueAt,
+      lease_token: null,
+      check_reason: '',
+    })
+    .where('id', '=', id)
+    .where('lease_token', '=', token)
+    .where('status_id', '=', fromStatus),
+);
+
+/**
+ * Moves a recurring message of this claim to its next occurrence, if `token` still holds it in
+ * status `fromStatus` (3: its occurrence is being sent, in the transaction that queues it; 2: an
+ * Action Required occurrence whose time passed): `scheduled_at` and the occurrence's number, then
+ * 1 Pending with nothing reserved (the caller settled the reservation in the same transaction),
+ * its check due at `dueAt` (epoch ms). The row stays in the list (no `list_totals` change).
+ * @returns false when the claim was lost (updated, cancelled or taken meanwhile): nothing written.
+ */
+export async function advanceOccurrence(
+  db: Db,
+  id: number,
+  token: string,
+  fromStatus: 2 | 3,
+  next: { scheduledAt: number; occurrence: number },
+  dueAt: number,
+): Promise<boolean> {
+  return (await advance.run(db, id, token, fromStatus, next.scheduledAt, next.occurrence, dueAt)) === 1;
 }

@@ -34,11 +34,11 @@ import {
   VIEW,
   lastScheduledId,
   schedule,
-  scheduledFromDb,
   stateOf,
   testScheduler,
 } from '../../helpers/scheduled.ts';
 import { storeTest } from '../../helpers/stores.ts';
+import { recordFromDb } from '../../helpers/recurring.ts';
 
 const RECIPIENT = '+15551234567';
 const DAY = 86_400;
@@ -72,7 +72,7 @@ storeTest(
         body: { MobilePhone: '(555) 123-4567', Message: `Hi ${wire}`, DateTime: dateTimeForms(at).colons },
       });
       const id = await lastScheduledId(ctx, demo.account.id);
-      const record = await scheduledFromDb(ctx, id);
+      const record = await recordFromDb(ctx, id);
       assertBody(res, wire, 201, record);
       assert.equal(res.headers.location, `http://localhost:80/v1/sms/view-scheduled?id=${id}`);
       assert.deepEqual(record, {
@@ -86,6 +86,7 @@ storeTest(
         Type_Description: 'SMS',
         MmsTemplateId: '',
         Subject: '',
+        RRule: '',
       });
       assertBody(await call(ctx.app, { path: VIEW, token: demo.token, wire, query: `id=${id}` }), wire, 200, record);
       assert.deepEqual((await stateOf(ctx, id))!.number, '55155', 'the default Number: the first Active one');
@@ -106,7 +107,7 @@ storeTest(
       xml.body,
       `${XML_DECL}\n<response><Id>${id}</Id><MobilePhone>15551234567</MobilePhone><Message>a &lt; b &amp; c</Message>` +
         `<DateTime>${dateTimeForms(at).colons}</DateTime><Status_Id>1</Status_Id><Status_Description>Pending</Status_Description>` +
-        `<Type_Id>1</Type_Id><Type_Description>SMS</Type_Description><MmsTemplateId></MmsTemplateId><Subject>S</Subject></response>\n`,
+        `<Type_Id>1</Type_Id><Type_Description>SMS</Type_Description><MmsTemplateId></MmsTemplateId><Subject>S</Subject><RRule></RRule></response>\n`,
     );
   },
 );
@@ -255,7 +256,7 @@ storeTest(
   async (t) => {
     const { ctx, demo, now } = await setup(t);
     const accepted = async (body: Record<string, unknown>) =>
-      scheduledFromDb(ctx, await schedule(ctx, demo.token, { MobilePhone: RECIPIENT, ...body }));
+      recordFromDb(ctx, await schedule(ctx, demo.token, { MobilePhone: RECIPIENT, ...body }));
     assert.equal(
       (await accepted({ DateTime: dateTimeForms(now() + 1).colons })).DateTime,
       dateTimeForms(now() + 1).colons,
@@ -294,7 +295,7 @@ storeTest(
       'an opted-out recipient is accepted; the check decides',
     );
     // PHP integers: quoted, signed, with a final newline.
-    const quoted = await scheduledFromDb(
+    const quoted = await recordFromDb(
       ctx,
       await schedule(ctx, demo.token, {
         MobilePhone: 15551234567,
@@ -336,7 +337,7 @@ storeTest(
       assert.equal((await stateOf(ctx, id))!.scheduledAt, expected, sent);
       const view = await call(ctx.app, { path: VIEW, token: demo.token, query: `id=${id}` });
       assert.equal((JSON.parse(view.body) as { DateTime: string }).DateTime, shown, `${sent} is shown in New York time`);
-      assert.deepEqual(JSON.parse(view.body), await scheduledFromDb(ctx, id, 'America/New_York'));
+      assert.deepEqual(JSON.parse(view.body), await recordFromDb(ctx, id, 'America/New_York'));
     }
     // The same wall-clock text is a different instant in another zone: 11:00 today is past in UTC
     // (now 12:00Z) and ahead in New York (now 07:00).
@@ -441,7 +442,10 @@ storeTest('view-scheduled: 404 for an unknown id, another account’s, and one c
   }
   // The demo's own scheduled messages (never managed by the service) are shown as they are.
   const demoRow = demo.scheduledMessages[0]!;
-  assert.deepEqual(JSON.parse((await call(ctx.app, { path: VIEW, token: demo.token, query: `id=${demoRow.Id}` })).body), demoRow);
+  assert.deepEqual(JSON.parse((await call(ctx.app, { path: VIEW, token: demo.token, query: `id=${demoRow.Id}` })).body), {
+    ...demoRow,
+    RRule: '',
+  });
 });
 
 storeTest(
@@ -456,8 +460,8 @@ storeTest(
       Subject: 'Sub',
     });
     await testScheduler(ctx, clock).drain();
-    assert.equal((await scheduledFromDb(ctx, id)).Status_Id, 3);
-    let expected = await scheduledFromDb(ctx, id);
+    assert.equal((await recordFromDb(ctx, id)).Status_Id, 3);
+    let expected = await recordFromDb(ctx, id);
     const steps: [string, Record<string, unknown>, Partial<typeof expected>][] = [
       ['Message', { Message: 'second' }, { Message: 'second' }],
       ['MobilePhone', { MobilePhone: '+1 (555) 765-4321' }, { MobilePhone: '15557654321' }],
@@ -477,7 +481,7 @@ storeTest(
         const method = n++ % 2 === 0 ? 'PATCH' : 'PUT';
         const res = await call(ctx.app, { method, path: UPDATE, token: demo.token, wire, query: `id=${id}`, body });
         expected = { ...expected, ...changes, Status_Id: 1, Status_Description: 'Pending' };
-        assert.deepEqual(await scheduledFromDb(ctx, id), expected, `${name} (${method}, ${wire})`);
+        assert.deepEqual(await recordFromDb(ctx, id), expected, `${name} (${method}, ${wire})`);
         assertBody(res, wire, 200, expected);
       }
     }
@@ -560,7 +564,7 @@ storeTest(
         wire,
       );
     }
-    assert.equal((await scheduledFromDb(ctx, theirs)).Status_Id, 1, 'untouched');
+    assert.equal((await recordFromDb(ctx, theirs)).Status_Id, 1, 'untouched');
     // The demo's MMS rows name a template: an update that leaves Type_Id alone keeps it; Type_Id 1 drops it.
     const mms = demo.scheduledMessages.find((m) => m.Type_Id === 2)!;
     const kept = await call(ctx.app, {
@@ -571,7 +575,7 @@ storeTest(
       body: { Subject: 'Spring' },
     });
     assert.equal(kept.statusCode, 200, kept.body);
-    assert.deepEqual(JSON.parse(kept.body), { ...mms, Subject: 'Spring', Status_Id: 1, Status_Description: 'Pending' });
+    assert.deepEqual(JSON.parse(kept.body), { ...mms, Subject: 'Spring', Status_Id: 1, Status_Description: 'Pending', RRule: '' });
     assert.equal((await stateOf(ctx, mms.Id))!.reserved, 0, 'an update makes a row the service never managed a managed one');
     const sms = await call(ctx.app, { method: 'PATCH', path: UPDATE, token: demo.token, query: `id=${mms.Id}`, body: { Type_Id: 1 } });
     assert.deepEqual(JSON.parse(sms.body), {
@@ -582,6 +586,7 @@ storeTest(
       Type_Id: 1,
       Type_Description: 'SMS',
       MmsTemplateId: '',
+      RRule: '',
     });
     assert422(await call(ctx.app, { method: 'PATCH', path: UPDATE, token: demo.token, query: `id=${mms.Id}`, body: { Type_Id: 2 } }), [
       fieldError('MmsTemplateId', 'Mms Template Id cannot be blank.'),

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { CLIENT_HEADER, writeClientOf } from '../../../domain/consent.ts';
 import { importContacts } from '../../../domain/contacts-import.ts';
 import { ImportReportSchema } from '../../../records/contacts.ts';
 import { defineOperation } from '../../operation.ts';
@@ -28,7 +29,8 @@ async function spool(body: Readable, path: string): Promise<void> {
  * negotiated format; 422 (nothing written) for an unknown, duplicate or missing column. A
  * non-empty body of another media type gets 415; the media type is matched as API.md §3.2
  * matches JSON's (exact, lower case, before any `;`). No body at all is an empty file (422
- * `File cannot be blank.`). Honours Idempotency-Key (API.md §7).
+ * `File cannot be blank.`). Honours Idempotency-Key (API.md §7). `X-Msgsvc-Client: console` marks
+ * the request as the web console's (the Source of the consent ledger entries it writes).
  *
  * The body is first written to a private temp file (never held in memory), then imported from it:
  * - the upload ends at network speed, so the request timeout (MSGSVC_REQUEST_TIMEOUT_MS) bounds
@@ -63,7 +65,8 @@ export const contactsImport = defineOperation({
         return await withoutIdleTimeout(ctx.request.raw.socket, async () => {
           const file = createReadStream(path);
           try {
-            return await importContacts(store, ctx.accountId, file, { region: config.defaultRegion });
+            const source = writeClientOf(ctx.request.headers[CLIENT_HEADER]) === 'console' ? 'console' : 'import';
+            return await importContacts(store, ctx.accountId, file, { region: config.defaultRegion, source });
           } finally {
             file.destroy();
           }

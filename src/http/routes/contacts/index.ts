@@ -1,3 +1,4 @@
+import { contactsConsent } from './consent.ts';
 import { contactsCreate } from './create.ts';
 import { contactsDelete } from './delete.ts';
 import { contactsFind } from './find.ts';
@@ -7,4 +8,13 @@ import { contactsUpdate } from './update.ts';
 import { contactsView } from './view.ts';
 
 /** `/v1/contacts/…`: the account's contacts (API.md §10.2). */
-export const contacts = [contactsIndex, contactsView, contactsFind, contactsCreate, contactsUpdate, contactsDelete, contactsImport];
+export const contacts = [
+  contactsIndex,
+  contactsView,
+  contactsFind,
+  contactsCreate,
+  contactsUpdate,
+  contactsDelete,
+  contactsImport,
+  contactsConsent,
+];

@@ -1,5 +1,9 @@
 import { smsCancelScheduled } from './cancel-scheduled.ts';
+import { smsConversations } from './conversations.ts';
 import { smsIndex } from './list.ts';
+import { smsLinks } from './links.ts';
+import { smsMarkRead } from './mark-read.ts';
+import { smsPreview } from './preview.ts';
 import { smsSchedule } from './schedule.ts';
 import { smsSend } from './send.ts';
 import { smsSendGroup } from './send-group.ts';
@@ -14,9 +18,13 @@ export const sms = [
   singleScheduleMessages,
   smsSend,
   smsSendGroup,
+  smsPreview,
   smsIndex,
   smsView,
+  smsLinks,
   smsStats,
+  smsConversations,
+  smsMarkRead,
   smsSchedule,
   smsViewScheduled,
   smsUpdateScheduled,

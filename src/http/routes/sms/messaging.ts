@@ -10,6 +10,7 @@ export function messagingDeps({ store, config, clock }: RouteDeps): MessagingDep
     clock: clock ?? systemClock,
     prices: { smsSegmentCredits: config.smsSegmentCredits, mmsCredits: config.mmsCredits },
     region: config.defaultRegion,
+    linkDomain: config.linkDomain,
   };
 }
 

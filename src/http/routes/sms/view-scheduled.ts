@@ -1,10 +1,10 @@
 import { viewScheduled } from '../../../domain/scheduled.ts';
 import { IdQuery } from '../../../records/common.ts';
-import { ScheduledMessageRecordSchema, scheduledMessageRecord } from '../../../records/scheduled-messages.ts';
+import { ScheduledSingleMessageWithRRuleRecordSchema, scheduledMessageWithRRuleRecord } from '../../../records/scheduled-messages.ts';
 import { defineOperation } from '../../operation.ts';
 
 /**
- * sms/view-scheduled?id= (API.md §10.6): one scheduled single message record; 404 `Object
+ * sms/view-scheduled?id= (API.md §10.6): one scheduled single message record with `RRule` last; 404 `Object
  * not found: {id}` (also once it was sent or cancelled).
  */
 export const smsViewScheduled = defineOperation({
@@ -13,9 +13,9 @@ export const smsViewScheduled = defineOperation({
   methods: ['GET'],
   summary: 'Read one scheduled message',
   success: 200,
-  schema: { query: IdQuery, response: ScheduledMessageRecordSchema },
+  schema: { query: IdQuery, response: ScheduledSingleMessageWithRRuleRecordSchema },
   handler: ({ store, time }) => {
-    const toRecord = scheduledMessageRecord(time);
+    const toRecord = scheduledMessageWithRRuleRecord(time);
     return async (ctx) => toRecord(await viewScheduled(store, ctx.accountId, ctx.id()));
   },
 });
