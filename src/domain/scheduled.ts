@@ -32,8 +32,9 @@ import { readShortenLinks } from './personalise.ts';
  *   Anything that is not a rule (a non-string, JSON null included, more than 255 characters, a
  *   part outside the contract) and a rule with no occurrence from DateTime is `R Rule is invalid.`
  *   (Yii2's label of RRule is `R Rule`). Stored and shown exactly as sent, as the last field of
- *   the record of schedule, view-scheduled and update-scheduled (and of `scheduled.action_required`'s
- *   data); `sms/single-schedule-messages` keeps API.md §9.10's fields. DateTime is the first
+ *   the record of schedule, view-scheduled and update-scheduled; `sms/single-schedule-messages`
+ *   and the `scheduled.action_required` webhook's data keep API.md §9.10's fields (a receiver
+ *   written for them reads the same bytes). DateTime is the first
  *   occurrence and then always the next one; the occurrences keep its wall-clock time in the
  *   service's zone (MSGSVC_TIMEZONE, kept with the rule when it is set).
  * - Update and the rule: sending a `RRule` other than the stored one, or a `DateTime`, starts the

@@ -55,9 +55,9 @@ export const scheduledMessageRecord =
 
 /**
  * The Scheduled single message record of sms/schedule, sms/view-scheduled and
- * sms/update-scheduled (and the `scheduled.action_required` webhook's data): API.md §9.10's
- * fields, then `RRule`, the recurrence rule as sent (`""` when none) (API.md §10.6).
- * `sms/single-schedule-messages` keeps API.md §9.10's fields exactly.
+ * sms/update-scheduled: API.md §9.10's fields, then `RRule`, the recurrence rule as sent (`""`
+ * when none) (API.md §14.3.3). `sms/single-schedule-messages` and the `scheduled.action_required`
+ * webhook's data keep API.md §9.10's fields exactly.
  */
 export const ScheduledSingleMessageWithRRuleRecordSchema = Type.Object({
   ...ScheduledMessageRecordSchema.properties,

@@ -5,7 +5,7 @@ import { Int, Str } from './common.ts';
 import { contactRecord, type ContactRow } from './contacts.ts';
 import { linkClickedData, type LinkClickedRow } from './links.ts';
 import { messageRecord, type MessageRow } from './messages.ts';
-import { scheduledMessageWithRRuleRecord, type ScheduledMessageWithRRuleRow } from './scheduled-messages.ts';
+import { scheduledMessageRecord, type ScheduledMessageRow } from './scheduled-messages.ts';
 import type { EventType } from './statuses.ts';
 
 /** A stored webhook (every column: the delivery loop needs its `secret`). */
@@ -108,7 +108,7 @@ export const WebhookBodySchema = Type.Object({
  * (`contact.*`), a scheduled message row (`scheduled.*`) or a clicked link (`link.*`: message id,
  * URL, clicks). Extra columns (a scheduled message's state) are stored and ignored.
  */
-export type EventRow = MessageRow | ContactRow | ScheduledMessageWithRRuleRow | LinkClickedRow;
+export type EventRow = MessageRow | ContactRow | ScheduledMessageRow | LinkClickedRow;
 
 /** The version of the outbox payload this code writes. */
 export const EVENT_PAYLOAD_VERSION = 1;
@@ -167,7 +167,7 @@ function bodyV1(e: StoredEventV1, time: TimeFormat): string {
       ? contactRecord(time)(e.data as ContactRow)
       : e.type.startsWith('link.')
         ? linkClickedData(e.data as LinkClickedRow)
-        : scheduledMessageWithRRuleRecord(time)(e.data as ScheduledMessageWithRRuleRow);
+        : scheduledMessageRecord(time)(e.data as ScheduledMessageRow);
   const timestamp = new Date(e.at * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
   // API.md §2.2: U+2028 and U+2029 escaped, as every JSON body of the service.
   return JSON.stringify({ type: e.type, timestamp, data })

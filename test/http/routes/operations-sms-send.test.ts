@@ -300,6 +300,30 @@ storeTest('sms/send: every rule with its exact message, in API.md §10.6 field o
   assert.equal(sms.statusCode, 201, sms.body);
 });
 
+storeTest(
+  'U+0000 in a text field is "{Label} is invalid." on every store (PostgreSQL cannot store it), never a 500; nothing changes',
+  async (t) => {
+    const ctx = await buildTestApp(t);
+    const demo = await ctx.seed();
+    await expectRejected(ctx, demo, SEND, [
+      {
+        name: 'NUL in Message',
+        body: { Message: 'a\u0000b', MobilePhone: RECIPIENT },
+        errors: [fieldError('Message', 'Message is invalid.')],
+      },
+    ]);
+    assert422(
+      await call(ctx.app, {
+        method: 'POST',
+        path: '/v1/contacts/create',
+        token: demo.token,
+        body: { Number: '+1 202 555 0177', FirstName: '\u0000' },
+      }),
+      [fieldError('FirstName', 'First Name is invalid.')],
+    );
+  },
+);
+
 storeTest('sms/send: an opted-out recipient is refused on its field, in any writing of the number', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
