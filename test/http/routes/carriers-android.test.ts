@@ -248,7 +248,14 @@ storeTest('unsigned, wrongly signed, altered, stale or future events: 403 and no
     ['the timestamp altered after signing', { body: genuine.body, headers: { ...genuine.headers, 'X-Timestamp': String(now + 1) } }],
     [
       'the signature in upper case, altered',
-      { body: genuine.body, headers: { ...genuine.headers, 'X-Signature': `${genuine.headers['X-Signature'].slice(0, -1)}0` } },
+      // One hex digit changed (never to itself: a signature ending in 0 would otherwise pass).
+      {
+        body: genuine.body,
+        headers: {
+          ...genuine.headers,
+          'X-Signature': `${genuine.headers['X-Signature'].slice(0, -1)}${genuine.headers['X-Signature'].endsWith('0') ? '1' : '0'}`,
+        },
+      },
     ],
     ['five minutes and a second old', { timestamp: now - 301 }],
     ['five minutes and a second ahead', { timestamp: now + 301 }],
