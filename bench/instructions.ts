@@ -18,10 +18,12 @@
  *   than native; V8 tiers the hot functions up as it does natively: tiering counts calls, not time);
  * - `callgrind_control -z` (zero), `-i on`, then `--requests` requests (autocannon, a fixed amount,
  *   `--connections` connections), `-i off`, `-d` (dump): the dump's total (`totals:`) ÷ requests is
- *   the figure. Everything the process does in that window counts: all its threads (V8's
+ *   the window's count. Everything the process does in that window counts: all its threads (V8's
  *   compiler and GC threads too), timers and GC included; the idle event loop between the toggles
  *   and the load adds well under 1 % (measured: an idle window of the same length);
- * - `--repeat` windows one after the other in the same process: their spread is in the result.
+ * - after each window, an idle window of the same length (no requests) is counted and subtracted;
+ * - `--repeat` windows one after the other in the same process: the smallest is the figure
+ *   (interference only adds instructions), their spread is in the result.
  * Scenarios of heavy requests (pages of 100 rows, 1,000-id writes) get a tenth of the requests.
  *
  * Then the same servers, natively (no valgrind), in `--rps-rounds` rounds of `--rps-seconds` s, ceiling,
@@ -81,11 +83,13 @@ const HEAVY = new Set(['sms-page1', 'sms-deep', 'contacts-page1', 'contacts-deep
 const MSGSVC_ENV = { LOG_LEVEL: 'info', MSGSVC_RATE_LIMIT: '1000000000', MSGSVC_DISPATCHER: '0' };
 
 export interface Count {
-  /** Instructions per request of each window. */
+  /** Instructions per request of each window, its idle stretch's count subtracted. */
   windows: number[];
-  /** Their median (the figure). */
+  /** The idle stretch's instructions ÷ requests, per window. */
+  idlePerRequest?: number[];
+  /** The smallest window (the figure). */
   perRequest: number;
-  /** (max − min) ÷ median of the windows. */
+  /** (max − min) ÷ min of the windows. */
   spread: number;
   requests: number;
   unexpected: number;
@@ -160,12 +164,14 @@ async function countWindows(
 ): Promise<Count> {
   await send(c.server, request(), opts.warmup, opts.connections, opts.expected);
   const windows: number[] = [];
+  const idle: number[] = [];
   let unexpected = 0;
-  for (let i = 0; i < opts.repeat; i++) {
+  /** One counted window: zero, instrumentation on, `body`, off, dump; the dump's total. */
+  const window = async (body: () => Promise<void>): Promise<number> => {
     const before = new Set(readdirSync(dirname(c.outPrefix)));
     callgrindControl(c.server.pid, '-z');
     callgrindControl(c.server.pid, '-i', 'on');
-    unexpected += (await send(c.server, request(), opts.requests, opts.connections, opts.expected)).unexpected;
+    await body();
     callgrindControl(c.server.pid, '-i', 'off');
     callgrindControl(c.server.pid, '-d');
     const file = readdirSync(dirname(c.outPrefix)).find((f) => !before.has(f) && join(dirname(c.outPrefix), f).startsWith(c.outPrefix));
@@ -173,12 +179,26 @@ async function countWindows(
     const text = readFileSync(join(dirname(c.outPrefix), file), 'utf8');
     const total = /^totals:\s+(\d+)/m.exec(text) ?? /^summary:\s+(\d+)/m.exec(text);
     if (!total) throw new Error(`no totals in ${file}`);
-    windows.push(Number(total[1]) / opts.requests);
     rmSync(join(dirname(c.outPrefix), file));
+    return Number(total[1]);
+  };
+  for (let i = 0; i < opts.repeat; i++) {
+    const t0 = Date.now();
+    const busy = await window(async () => {
+      unexpected += (await send(c.server, request(), opts.requests, opts.connections, opts.expected)).unexpected;
+    });
+    const ms = Date.now() - t0;
+    // An idle stretch of the same length (timers, GC, V8's background threads): subtracted.
+    const quiet = await window(() => new Promise((r) => setTimeout(r, ms)));
+    idle.push(quiet / opts.requests);
+    windows.push((busy - quiet) / opts.requests);
   }
-  const m = median(windows);
+  // The smallest window: interference (GC of an earlier scenario's garbage, a tier-up, another
+  // process's scheduling) only ever adds instructions.
+  const m = Math.min(...windows);
   return {
     windows: windows.map(Math.round),
+    idlePerRequest: idle.map(Math.round),
     perRequest: Math.round(m),
     spread: Math.round(((Math.max(...windows) - Math.min(...windows)) / m) * 10000) / 10000,
     requests: opts.requests,
@@ -257,7 +277,7 @@ export async function main(argv: string[]): Promise<void> {
       requests: { type: 'string', default: '2000' },
       warmup: { type: 'string', default: '2000' },
       connections: { type: 'string', default: '10' },
-      repeat: { type: 'string', default: '2' },
+      repeat: { type: 'string', default: '4' },
       'rps-rounds': { type: 'string', default: '3' },
       'rps-seconds': { type: 'string', default: '2' },
       'no-rps': { type: 'boolean', default: false },
@@ -504,7 +524,7 @@ export function renderInstructions(r: InstructionsResult, file: string): string 
   const lines: string[] = [];
   lines.push(
     `Produced by \`npm run bench -- --instructions\` on ${r.date.slice(0, 16).replace('T', ' ')} UTC: ${r.machine.nproc} CPUs (${r.machine.cpuModel}), Node ${r.machine.node}, ${r.valgrind}. ` +
-      `Instructions per request: the server process's instructions (all its threads) over ${String(r.plan.requests)} requests (${String(r.plan.heavyRequests)} for pages of 100 rows and 1,000-id writes) after a warm-up of as many, ${String(r.plan.connections)} connections, median of ${String(r.plan.repeat)} windows (spread = (max − min) ÷ median). ` +
+      `Instructions per request: the server process's instructions (all its threads) over ${String(r.plan.requests)} requests (${String(r.plan.heavyRequests)} for pages of 100 rows and 1,000-id writes) after a warm-up of as many, ${String(r.plan.connections)} connections, smallest of ${String(r.plan.repeat)} windows, each less an idle stretch of the same length (spread = (max − min) ÷ min). ` +
       `req/s and CPU µs/request: the same servers natively, ${String(r.plan.rpsRounds)} alternating rounds of ${String(r.plan.rpsSeconds)} s, 50 connections, median. Raw numbers: \`${file}\`.`,
   );
   lines.push('');
