@@ -1,23 +1,13 @@
 import { useState } from 'preact/hooks';
 import type { components, MsgsvcClient } from '../../../clients/typescript/src/index.ts';
 import { ErrorLine, Pager, submit, usePagedList } from './list.tsx';
+import { EVENT_TYPES } from '../../../src/records/statuses.ts';
 
 type Webhook = components['schemas']['Webhook'];
 type Delivery = components['schemas']['Delivery'];
 
-/** docs/API.md §12.1: the events a webhook can receive. */
-export const EVENTS: readonly string[] = [
-  'message.sent',
-  'message.delivered',
-  'message.undelivered',
-  'message.failed',
-  'message.rejected',
-  'message.received',
-  'contact.opted_out',
-  'contact.opted_in',
-  'scheduled.action_required',
-  'link.clicked',
-];
+/** docs/API.md §12.1: the events a webhook can receive, the server's own list (src/records/statuses.ts). */
+export const EVENTS: readonly string[] = EVENT_TYPES;
 
 /**
  * Webhooks (webhooks/index, paged), a form to add one (webhooks/create, whose secret is shown
