@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { createAccount, issueToken } from '../../src/domain/accounts.ts';
 import { buildTestApp, withToken } from '../helpers/app.ts';
 import { runCli, seedAccount, tempDir, type CliResult } from '../helpers/cli.ts';
 
@@ -32,16 +33,6 @@ function withDb<T>(dbPath: string, fn: (db: Database.Database) => T): T {
   } finally {
     db.close();
   }
-}
-
-async function createAccount(dbPath: string, name = 'Acme Ltd'): Promise<number> {
-  const res = ok(await cli(dbPath, ['accounts', 'create', '--name', name]), 'accounts create');
-  return (JSON.parse(res.stdout) as { id: number }).id;
-}
-
-async function createToken(dbPath: string, account: number, extra: string[] = []): Promise<string> {
-  const res = ok(await cli(dbPath, ['tokens', 'create', '--account', String(account), ...extra]), 'tokens create');
-  return res.stdout.trim();
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
@@ -82,7 +73,10 @@ describe('msgsvc CLI', { concurrency: true }, () => {
 
   test('tokens create prints the token once and stores only its SHA-256 hash', async (t) => {
     const { dir, dbPath } = tempDir(t);
-    const account = await createAccount(dbPath);
+    // The account comes from the app's store, not from a CLI run (each costs ~0.5 s of CPU;
+    // accounts create has its own test). The app stays open: the files checked below include its WAL.
+    const ctx = await buildTestApp(t, {}, { dir });
+    const account = await createAccount(ctx.store, 'Acme Ltd');
     const res = ok(await cli(dbPath, ['tokens', 'create', '--account', String(account), '--label', 'ci']), 'tokens create');
     assert.match(res.stderr, /token id 1 for account 1/);
     const lines = res.stdout.split('\n');
@@ -114,7 +108,6 @@ describe('msgsvc CLI', { concurrency: true }, () => {
     }
 
     // The printed token works against an app on the same database.
-    const ctx = await buildTestApp(t, {}, { dir });
     const balance = await ctx.app.inject({ url: withToken('/v1/credits/balance', token) });
     assert.equal(balance.statusCode, 200);
     assert.equal(balance.body, '{"AvailableCredits":0}');
@@ -123,8 +116,9 @@ describe('msgsvc CLI', { concurrency: true }, () => {
   test('tokens revoke --id: the token then gets 401, other tokens keep working', async (t) => {
     const { dir, dbPath } = tempDir(t);
     const { account, token: other } = await seedAccount(dbPath);
-    const token = await createToken(dbPath, account);
     const ctx = await buildTestApp(t, {}, { dir });
+    // A second token from the app's store (tokens create has its own test), the one revoked below.
+    const { token } = await issueToken(ctx.store, account, 'test');
     assert.equal((await ctx.app.inject({ url: withToken('/v1/numbers/index', token) })).statusCode, 200);
 
     const id = withDb(

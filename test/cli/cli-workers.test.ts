@@ -114,30 +114,105 @@ async function startTwoWorkers(
 }
 
 describe('msgsvc serve --workers', { concurrency: false }, () => {
-  test('two workers answer on one port; the demo banner is printed once; SIGTERM stops every process and exits 0', async (t) => {
-    const { server, base, token } = await startTwoWorkers(t, { MSGSVC_RATE_LIMIT: '1000' });
-    let seen: number[] = [];
-    const workers = await until('two workers', async () => {
-      seen = await childrenOf(server.child.pid!);
-      return seen.length === 2 ? seen : undefined;
-    }).catch((err: Error) => {
-      throw new Error(`${err.message}: children ${JSON.stringify(seen)}\n${server.stdout.slice(-3000)}\n${server.stderr}`);
+  // One cluster serves these steps, in this order: each start is three processes and most of this
+  // file's time. Requests first, while the two first workers are the only ones; the dispatcher; a
+  // worker killed and replaced; SIGTERM last, which must then stop the replacement too.
+  test('one cluster from start to SIGTERM', async (t) => {
+    const { server, base, token } = await startTwoWorkers(t, { MSGSVC_RATE_LIMIT: '1000', MSGSVC_SANDBOX_RECEIPT_MS: '100' });
+    /** Every worker PID seen, all of which must be gone after SIGTERM. */
+    const everyWorker = new Set<number>();
+
+    await t.test('two workers answer on one port; the demo banner is printed once', async (st) => {
+      let seen: number[] = [];
+      const workers = await until('two workers', async () => {
+        seen = await childrenOf(server.child.pid!);
+        return seen.length === 2 ? seen : undefined;
+      }).catch((err: Error) => {
+        throw new Error(`${err.message}: children ${JSON.stringify(seen)}\n${server.stdout.slice(-3000)}\n${server.stderr}`);
+      });
+      for (const pid of workers) everyWorker.add(pid);
+      const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+      st.after(() => agent.destroy());
+      // Round-robin hands each new connection to the next worker: 16 connections reach both.
+      const answers = await Promise.all(Array.from({ length: 64 }, () => call(agent, `${base}/v1/credits/balance?access_token=${token}`)));
+      assert.deepEqual([...new Set(answers.map((a) => a.status))], [200]);
+      const pids = await until('request lines of both workers', () => {
+        const seen = requestPids(server.stdout);
+        return seen.size === 2 ? seen : undefined;
+      });
+      assert.deepEqual([...pids].sort(), [...workers].sort(), 'the request lines come from the two workers');
+      assert.equal(server.stdout.split(BANNER_END).length - 1, 1, 'the banner is printed exactly once');
+      agent.destroy();
     });
-    const agent = new Agent({ keepAlive: true, maxSockets: 16 });
-    t.after(() => agent.destroy());
-    // Round-robin hands each new connection to the next worker: 16 connections reach both.
-    const answers = await Promise.all(Array.from({ length: 64 }, () => call(agent, `${base}/v1/credits/balance?access_token=${token}`)));
-    assert.deepEqual([...new Set(answers.map((a) => a.status))], [200]);
-    const pids = await until('request lines of both workers', () => {
-      const seen = requestPids(server.stdout);
-      return seen.size === 2 ? seen : undefined;
+
+    await t.test(
+      'the dispatcher runs once, in the primary: a message sent through a worker is Delivered; /readyz of a worker shows the carrier ok',
+      async (st) => {
+        const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+        st.after(() => agent.destroy());
+        const sent = await call(agent, `${base}/v1/sms/send?access_token=${token}`, {
+          method: 'POST',
+          body: { Message: 'Hello from a worker', MobilePhone: '+15551234567' },
+        });
+        assert.equal(sent.status, 201, sent.body);
+        const id = (JSON.parse(sent.body) as { Id: number }[])[0]!.Id;
+        const status = await until('the message Delivered', async () => {
+          const view = await call(agent, `${base}/v1/sms/view?id=${id}&access_token=${token}`);
+          const s = (JSON.parse(view.body) as { Status_Description: string }).Status_Description;
+          return s === 'Delivered' ? s : undefined;
+        });
+        assert.equal(status, 'Delivered');
+        // Both workers know the primary's carrier state (several connections: both workers answer).
+        const readies = await Promise.all(Array.from({ length: 8 }, () => call(new Agent(), `${base}/readyz`)));
+        for (const r of readies)
+          assert.deepEqual(JSON.parse(r.body), {
+            status: 'ok',
+            database: 'ok',
+            redis: 'not configured',
+            carrier: 'ok',
+            carriers: { sandbox: 'ok' },
+          });
+        assert.equal(requestPids(server.stdout).has(server.child.pid!), false, 'the primary serves no request');
+      },
+    );
+
+    await t.test('a worker killed with SIGKILL is replaced, and requests keep being answered', async (st) => {
+      const before = await until('two workers', async () => {
+        const pids = await childrenOf(server.child.pid!);
+        return pids.length === 2 ? pids : undefined;
+      });
+      process.kill(before[0]!, 'SIGKILL');
+      // Once the primary knows (a connection handed over just before may be lost with the worker),
+      // the other worker answers every request (fresh connections each time) until the new one is up.
+      await server.waitForStdout((s) => s.includes('a worker exited unexpectedly: forking another'), 10_000);
+      for (let i = 0; i < 5; i++) {
+        const res = await call(new Agent(), `${base}/v1/credits/balance?access_token=${token}`);
+        assert.equal(res.status, 200);
+      }
+      const after = await until('a new worker', async () => {
+        const pids = await childrenOf(server.child.pid!);
+        return pids.length === 2 && !pids.includes(before[0]!) ? pids : undefined;
+      });
+      assert.ok(after.includes(before[1]!));
+      const fresh = after.find((pid) => pid !== before[1])!;
+      everyWorker.add(fresh);
+      // Replaced means listening: SIGTERM before that finds a worker still loading, which the
+      // primary kills only after its 10 s stop deadline.
+      await until('the new worker listening', () =>
+        logLines(server.stdout).some((l) => l.pid === fresh && l.msg?.startsWith('Server listening at')) ? true : undefined,
+      );
+      const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+      st.after(() => agent.destroy());
+      const answers = await Promise.all(Array.from({ length: 32 }, () => call(agent, `${base}/v1/credits/balance?access_token=${token}`)));
+      assert.deepEqual([...new Set(answers.map((a) => a.status))], [200]);
+      agent.destroy();
     });
-    assert.deepEqual([...pids].sort(), [...workers].sort(), 'the request lines come from the two workers');
-    assert.equal(server.stdout.split(BANNER_END).length - 1, 1, 'the banner is printed exactly once');
-    agent.destroy();
-    const exit = await server.stop();
-    assert.deepEqual(exit, { code: 0, signal: null }, server.stderr);
-    for (const pid of workers) assert.equal(alive(pid), false, `worker ${pid} is gone`);
+
+    await t.test('SIGTERM stops every process, the replacement worker too, and exits 0', async () => {
+      const exit = await server.stop();
+      assert.deepEqual(exit, { code: 0, signal: null }, server.stderr);
+      for (const pid of everyWorker) assert.equal(alive(pid), false, `worker ${pid} is gone`);
+    });
   });
 
   test('the rate limit is exact across the workers: 50 of 200 concurrent requests pass, headers as with one process', async (t) => {
@@ -170,72 +245,20 @@ describe('msgsvc serve --workers', { concurrency: false }, () => {
     await until('request lines of both workers', () => (requestPids(server.stdout).size === 2 ? true : undefined));
   });
 
-  test('the dispatcher runs once, in the primary: a message sent through a worker is Delivered; /readyz of a worker shows the carrier ok', async (t) => {
-    const { server, base, token } = await startTwoWorkers(t, { MSGSVC_SANDBOX_RECEIPT_MS: '100' });
-    const agent = new Agent({ keepAlive: true, maxSockets: 4 });
-    t.after(() => agent.destroy());
-    const sent = await call(agent, `${base}/v1/sms/send?access_token=${token}`, {
-      method: 'POST',
-      body: { Message: 'Hello from a worker', MobilePhone: '+15551234567' },
-    });
-    assert.equal(sent.status, 201, sent.body);
-    const id = (JSON.parse(sent.body) as { Id: number }[])[0]!.Id;
-    const status = await until('the message Delivered', async () => {
-      const view = await call(agent, `${base}/v1/sms/view?id=${id}&access_token=${token}`);
-      const s = (JSON.parse(view.body) as { Status_Description: string }).Status_Description;
-      return s === 'Delivered' ? s : undefined;
-    });
-    assert.equal(status, 'Delivered');
-    // Both workers know the primary's carrier state (several connections: both workers answer).
-    const readies = await Promise.all(Array.from({ length: 8 }, () => call(new Agent(), `${base}/readyz`)));
-    for (const r of readies)
-      assert.deepEqual(JSON.parse(r.body), {
-        status: 'ok',
-        database: 'ok',
-        redis: 'not configured',
-        carrier: 'ok',
-        carriers: { sandbox: 'ok' },
-      });
-    assert.equal(requestPids(server.stdout).has(server.child.pid!), false, 'the primary serves no request');
-  });
-
-  test('a worker killed with SIGKILL is replaced, and requests keep being answered', async (t) => {
-    const { server, base, token } = await startTwoWorkers(t);
-    const before = await until('two workers', async () => {
-      const pids = await childrenOf(server.child.pid!);
-      return pids.length === 2 ? pids : undefined;
-    });
-    process.kill(before[0]!, 'SIGKILL');
-    // Once the primary knows (a connection handed over just before may be lost with the worker),
-    // the other worker answers every request (fresh connections each time) until the new one is up.
-    await server.waitForStdout((s) => s.includes('a worker exited unexpectedly: forking another'), 10_000);
-    for (let i = 0; i < 5; i++) {
-      const res = await call(new Agent(), `${base}/v1/credits/balance?access_token=${token}`);
-      assert.equal(res.status, 200);
-    }
-    const after = await until('a new worker', async () => {
-      const pids = await childrenOf(server.child.pid!);
-      return pids.length === 2 && !pids.includes(before[0]!) ? pids : undefined;
-    });
-    assert.ok(after.includes(before[1]!));
-    const agent = new Agent({ keepAlive: true, maxSockets: 8 });
-    t.after(() => agent.destroy());
-    const answers = await Promise.all(Array.from({ length: 32 }, () => call(agent, `${base}/v1/credits/balance?access_token=${token}`)));
-    assert.deepEqual([...new Set(answers.map((a) => a.status))], [200]);
-    agent.destroy();
-    assert.deepEqual(await server.stop(), { code: 0, signal: null });
-  });
-
   test('bad --workers values and an in-memory database with several workers are configuration errors', async () => {
-    for (const value of ['0', 'x', '257', '1.5']) {
-      const res = await runCli(['serve', '--workers', value], { DATABASE_URL: ':memory:' }, 15_000);
-      assert.equal(res.code, 2, `--workers ${value}: ${res.stderr}`);
+    // Independent processes on independent (in-memory) databases: they run at the same time.
+    const values = ['0', 'x', '257', '1.5'];
+    const [env, memory, ...flags] = await Promise.all([
+      runCli(['serve'], { DATABASE_URL: ':memory:', MSGSVC_WORKERS: 'many' }, 15_000),
+      runCli(['serve', '--workers', '2'], { DATABASE_URL: ':memory:' }, 15_000),
+      ...values.map((value) => runCli(['serve', '--workers', value], { DATABASE_URL: ':memory:' }, 15_000)),
+    ]);
+    flags.forEach((res, i) => {
+      assert.equal(res.code, 2, `--workers ${values[i]}: ${res.stderr}`);
       assert.match(res.stderr, /configuration error: MSGSVC_WORKERS must be a whole number between 1 and 256, or auto/);
-    }
-    const env = await runCli(['serve'], { DATABASE_URL: ':memory:', MSGSVC_WORKERS: 'many' }, 15_000);
+    });
     assert.equal(env.code, 2, env.stderr);
     assert.match(env.stderr, /MSGSVC_WORKERS must be/);
-    const memory = await runCli(['serve', '--workers', '2'], { DATABASE_URL: ':memory:' }, 15_000);
     assert.equal(memory.code, 2, memory.stderr);
     assert.match(
       memory.stderr,
