@@ -3,7 +3,10 @@
  * goes into docs/PERFORMANCE.md (between the `bench:start` / `bench:end` markers).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type { CarrierRunKind, CarriersBenchResult, CarriersRun } from './carriers.ts';
+import type { ConsoleBenchResult, ConsoleSeries } from './console.ts';
 import type { Machine } from './lib/procs.ts';
+import type { LinksBenchResult } from './links.ts';
 
 export interface SideResult {
   /** req/s of each measured round (responses with the expected status only). */
@@ -103,6 +106,16 @@ export interface BenchResult {
   media?: MediaBenchResult;
   /** Webhook deliveries per second to a loopback receiver (bench/webhooks.ts), issue 13. */
   webhooks?: WebhooksBenchResult;
+  /** Quiet hours at scale (bench/quiet-hours.ts; API.md §14.3.5): send-group over 5 zones, then each zone's release. */
+  quietHours?: QuietHoursBenchResult;
+  /** GET /l/{code} redirects per second, without and with a click webhook (bench/links.ts; API.md §14.4.3). */
+  links?: LinksBenchResult;
+  /** sms/conversations page 1 at 10 k threads (bench/conversations.ts; API.md §14.4.1). */
+  conversations?: ConversationsBenchResult;
+  /** The HTTP carriers through lean fakes on loopback (bench/carriers.ts; API.md §14.1). */
+  carriers?: CarriersBenchResult;
+  /** The console's first load in Chromium (bench/console.ts; API.md §14.2). */
+  console?: ConsoleBenchResult;
   /** The machine's 1, 5 and 15-minute load averages when the run started and ended (others may be using it). */
   loadAverage?: { start: number[]; end?: number[] };
   targets?: TargetResult[];
@@ -212,6 +225,56 @@ export interface WebhooksBenchResult {
   events: number;
   results: WebhookRun[];
   skipped?: string[];
+}
+
+/** One store of bench/quiet-hours.ts (its `QUIET {json}` line's `runs`). */
+export interface QuietHoursRun {
+  store: 'sqlite' | 'postgres';
+  /** sms/send-group to every recipient through `msgsvc serve`: from the request to its 201, seconds. */
+  queueSeconds: number;
+  queueMet?: boolean;
+  loadAverage?: number;
+  /** The dispatcher's pass that holds every message (the clock inside every zone's quiet hours), seconds. */
+  holdSeconds: number;
+  heldPerSecond?: number;
+  /** Each zone's release at the end of its quiet hours: messages sent then, and `early` (sent 1 ms before). */
+  zones: { zone: string; releasedAt: string; messages: number; early: number; seconds: number; messagesPerSecond: number }[];
+  /** Checks that failed (empty when every zone went at its end, each message once). */
+  problems: string[];
+}
+
+/** The `QUIET {json}` line of bench/quiet-hours.ts. */
+export interface QuietHoursBenchResult {
+  /** Recipients of the send-group, N/5 per zone. */
+  messages: number;
+  runs: QuietHoursRun[];
+  /** Stores not run, each as `store: why`. */
+  skipped: string[];
+}
+
+/** One store of bench/conversations.ts: page 1 (100 threads) asked back to back by one client. */
+export interface ConversationsRun {
+  store: 'sqlite' | 'postgres';
+  threads: number;
+  messages: number;
+  requests: number;
+  /** Client-side latency percentiles, ms. */
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  /** CPU of the process (server and client) per request, ms. */
+  cpuMsPerRequest: number;
+  generateSeconds: number;
+  generateWithoutTriggerSeconds?: number;
+  loadAverage: number;
+}
+
+/** The `CONVERSATIONS {json}` line of bench/conversations.ts. */
+export interface ConversationsBenchResult {
+  targetP50Ms: number;
+  results: ConversationsRun[];
+  /** Stores not run, each as `store: why`. */
+  skipped: string[];
 }
 
 export interface TargetResult {
@@ -562,6 +625,8 @@ export function renderMarkdown(r: BenchResult, resultFile: string): string {
   lines.push('| Target | Measured | Met |');
   lines.push('|---|---|:-:|');
   for (const t of r.targets) lines.push(`| ${t.target} | ${t.measured} | ${t.met === null ? '–' : t.met ? 'yes' : '**no**'} |`);
+  lines.push('');
+  lines.push(renderNewPaths(r));
   if (r.skipped.length > 0) {
     lines.push('');
     lines.push(`Skipped: ${r.skipped.map((s) => `${s.scenario} at ${human(s.contacts)} (${s.reason})`).join(', ')}.`);
@@ -571,6 +636,252 @@ export function renderMarkdown(r: BenchResult, resultFile: string): string {
   lines.push(
     `Whole run: ${r.seconds} s.${la ? ` Load average (1, 5, 15 min) at the start: ${la.start.join(', ')}${la.end ? `; at the end: ${la.end.join(', ')}` : ''} (2 CPUs; above 2 means other work was waiting for them).` : ''}`,
   );
+  return lines.join('\n');
+}
+
+/** One row of the "New paths" table: a path, its figure on each store, its target and whether it was met. */
+export interface NewPathRow {
+  path: string;
+  /** The command that measures this path alone (Markdown code). */
+  command: string;
+  /** The figure on each store; `not run` (with the reason where the result has one); `–` where the step never runs on that store. */
+  sqlite: string;
+  postgres: string;
+  /** `–` where none is set. */
+  target: string;
+  /** Met (true) or missed (false) on every store measured; null: no target, nothing measured, or not judged at the size run (`note` says why). */
+  met: boolean | null;
+  note?: string;
+}
+
+const STORES = ['sqlite', 'postgres'] as const;
+type StoreName = (typeof STORES)[number];
+/** The HTTP carriers' kinds, their labels and the msg/s each must reach (API.md §14.1). */
+const CARRIER_KINDS: readonly { kind: CarrierRunKind; label: string; short: string; target: number }[] = [
+  { kind: 'twilio-sms', label: 'Twilio-compatible SMS', short: 'Twilio SMS', target: 2000 },
+  { kind: 'twilio-mms', label: 'Twilio-compatible MMS', short: 'Twilio MMS', target: 500 },
+  { kind: 'android-sms', label: 'Android SMS', short: 'Android SMS', target: 2000 },
+];
+/** A count as the issue writes it: 10 k, 1 M (1,003,000 messages is "1 M"). */
+const approx = (n: number) => (n >= 1_000_000 ? `${+(n / 1_000_000).toFixed(1)} M` : n >= 1000 ? `${Math.round(n / 1000)} k` : String(n));
+/** Met on every store measured; null when none was. */
+const onEvery = <T>(xs: readonly T[], ok: (x: T) => boolean): boolean | null => (xs.length === 0 ? null : xs.every(ok));
+const problemsOf = (problems: readonly string[]) => (problems.length > 0 ? ` ⚠ ${problems.join('; ')}` : '');
+
+/** `not run`, with the reason bench/run.ts recorded for the step in `r.skipped` (--only, time budget, failed: …) where it did. */
+function stepNotRun(r: BenchResult, step: string): string {
+  const skip = r.skipped.find((s) => s.scenario === step);
+  return skip ? `not run (${skip.reason})` : 'not run';
+}
+
+/** `not run` for one store of a step that ran, with the step's own reason (its `skipped`: `store: why` or `store kind: why`). */
+function storeNotRun(skipped: readonly string[] | undefined, store: StoreName, kind?: string): string {
+  const why = (skipped ?? []).find((s) => (kind !== undefined && s.startsWith(`${store} ${kind}:`)) || s.startsWith(`${store}:`));
+  return why ? `not run (${why.slice(why.indexOf(':') + 1).trim()})` : 'not run';
+}
+
+/**
+ * The rows of the "New paths" table from a bench result: the steps run after the HTTP scenarios
+ * (quiet hours, sms/conversations, GET /l/{code}, the HTTP carriers, the console's first load) and
+ * the `sms-stats` HTTP scenario, one row per path with one column per store.
+ *
+ * A step missing from `r` shows `not run` on both stores (with the reason in `r.skipped`); a store
+ * missing from a step's results, `not run` with the step's own reason. Targets at a size (quiet
+ * hours at 100 k recipients, conversations at 10 k threads / 1 M messages, sms/stats at 1 M
+ * messages) are judged only when run at that size or above (met null and a note otherwise).
+ * Pure: reads `r` only.
+ */
+export function newPathRows(r: BenchResult): NewPathRow[] {
+  const rows: NewPathRow[] = [];
+  /** Both store cells of a row: the store's figure, else why it is missing. */
+  const cells = <T extends { store: string }>(
+    present: boolean,
+    step: string,
+    runs: readonly T[],
+    skipped: readonly string[] | undefined,
+    show: (x: T) => string,
+    kind?: string,
+  ): Pick<NewPathRow, StoreName> => {
+    const cell = (store: StoreName) => {
+      if (!present) return stepNotRun(r, step);
+      const x = runs.find((y) => y.store === store);
+      return x ? show(x) : storeNotRun(skipped, store, kind);
+    };
+    return { sqlite: cell('sqlite'), postgres: cell('postgres') };
+  };
+
+  // Quiet hours (API.md §14.3.5): the send-group's time to queue, then every zone released at its end.
+  const q = r.quietHours;
+  const qRuns = q?.runs ?? [];
+  const qN = q?.messages ?? 100_000;
+  const qJudged = qN >= 100_000;
+  const quietCommand = '`npm run bench -- --only quiet-hours`';
+  rows.push({
+    path: `sms/send-group to ${human(qN)} recipients over 5 zones, quiet hours on: time to queue`,
+    command: quietCommand,
+    ...cells(q !== undefined, 'quiet-hours', qRuns, q?.skipped, (x) => `${x.queueSeconds.toFixed(2)} s`),
+    target: '≤ 3 s at 100 k',
+    met: qJudged ? onEvery(qRuns, (x) => x.queueSeconds <= 3) : null,
+    ...(!qJudged && qRuns.length > 0 ? { note: `not judged at ${human(qN)}` } : {}),
+  });
+  const onTime = (x: QuietHoursRun) => x.zones.filter((z) => z.early === 0 && z.messages === qN / 5).length;
+  rows.push({
+    path: 'the same send-group: zones released on time',
+    command: quietCommand,
+    ...cells(
+      q !== undefined,
+      'quiet-hours',
+      qRuns,
+      q?.skipped,
+      (x) => `${onTime(x)} of ${x.zones.length} zones on time, ${x.zones.reduce((n, z) => n + z.early, 0)} early${problemsOf(x.problems)}`,
+    ),
+    target: '5 of 5 zones, 0 early',
+    met: onEvery(qRuns, (x) => x.zones.length === 5 && onTime(x) === 5 && x.problems.length === 0),
+  });
+
+  // sms/conversations page 1 (API.md §14.4.1).
+  const c = r.conversations;
+  const cRuns = c?.results ?? [];
+  const threads = cRuns[0]?.threads ?? 10_000;
+  const cMessages = cRuns[0]?.messages ?? 1_000_000;
+  const cJudged = threads >= 10_000 && cMessages >= 1_000_000;
+  const cTarget = c?.targetP50Ms ?? 20;
+  rows.push({
+    path: `sms/conversations page 1, ${approx(threads)} threads / ${approx(cMessages)} messages: p50`,
+    command: '`npm run bench -- --only conversations`',
+    ...cells(c !== undefined, 'conversations', cRuns, c?.skipped, (x) => `${x.p50Ms} ms (p99 ${x.p99Ms} ms)`),
+    target: `≤ ${cTarget} ms at 10 k threads / 1 M messages`,
+    met: cJudged ? onEvery(cRuns, (x) => x.p50Ms <= cTarget) : null,
+    ...(!cJudged && cRuns.length > 0 ? { note: `not judged at ${approx(cMessages)} messages` } : {}),
+  });
+
+  // GET /l/{code} (API.md §14.4.3): no target, without and with a click webhook.
+  const l = r.links;
+  for (const [phase, label] of [
+    ['plain', 'no click webhook'],
+    ['webhook', 'with a click webhook'],
+  ] as const) {
+    rows.push({
+      path: `GET /l/{code}: redirects per second, ${label}`,
+      command: '`npm run bench -- --only links`',
+      ...cells(
+        l !== undefined,
+        'links',
+        (l?.results ?? []).filter((x) => x.phase === phase),
+        l?.skipped,
+        (x) => `${fmt(x.redirectsPerSecond)}/s (p50 ${x.p50Ms} ms)`,
+      ),
+      target: '–',
+      met: null,
+    });
+  }
+
+  // The HTTP carriers (API.md §14.1): each kind's rate must be reached, and carried by at most one
+  // core of worker CPU (msg per worker CPU second ≥ the target), every message accepted once.
+  const k = r.carriers;
+  const kRuns = k?.results ?? [];
+  const carriersCommand = '`npm run bench -- --only carriers`';
+  for (const { kind, label, target } of CARRIER_KINDS) {
+    const runs = kRuns.filter((x) => x.kind === kind);
+    rows.push({
+      path: `HTTP carriers: ${label}, msg/s Queued → accepted`,
+      command: carriersCommand,
+      ...cells(
+        k !== undefined,
+        'carriers',
+        runs,
+        k?.skipped,
+        (x) => `${fmt(x.msgPerSecond)} msg/s (${fmt(x.msgPerWorkerCpuSecond)} per worker CPU second)${problemsOf(x.problems)}`,
+        kind,
+      ),
+      target: `≥ ${fmt(target)} msg/s on one core of worker CPU`,
+      met: onEvery(runs, (x) => x.msgPerSecond >= target && x.msgPerWorkerCpuSecond >= target && x.problems.length === 0),
+    });
+  }
+  const byStore = STORES.map((store) => ({ store, runs: kRuns.filter((x) => x.store === store) })).filter((g) => g.runs.length > 0);
+  rows.push({
+    path: "HTTP carriers: msgsvc's worker CPU, share of one core (1 = one core busy)",
+    command: carriersCommand,
+    ...cells(k !== undefined, 'carriers', byStore, k?.skipped, (g) =>
+      CARRIER_KINDS.map(({ kind, short }) => [short, g.runs.find((x) => x.kind === kind)] as const)
+        .filter((e): e is readonly [string, CarriersRun] => e[1] !== undefined)
+        .map(([short, x]) => `${short} ${x.workerCpuShare}`)
+        .join(', '),
+    ),
+    target: '–',
+    met: null,
+  });
+
+  // The console's first load (API.md §14.2): on a SQLite demo database only.
+  const co = r.console;
+  const consoleCell = (show: (cold: ConsoleSeries, warm: ConsoleSeries | undefined) => string) =>
+    co === undefined
+      ? stepNotRun(r, 'console')
+      : co.skipped !== undefined
+        ? `not run (${co.skipped})`
+        : co.cold
+          ? show(co.cold, co.warm)
+          : 'not run';
+  rows.push({
+    path: 'console first load: overview drawn p50, cold / warm',
+    command: '`npm run bench -- --only console`',
+    sqlite: consoleCell((cold, warm) => `${cold.overviewMs.p50} / ${warm?.overviewMs.p50 ?? '–'} ms`),
+    postgres: '–',
+    target: '–',
+    met: null,
+  });
+  rows.push({
+    path: 'console first load: bytes transferred, cold (p50)',
+    command: '`npm run bench -- --only console`',
+    sqlite: consoleCell((cold) => `${fmt(cold.transferBytes.p50)} bytes in ${cold.requests.p50} requests`),
+    postgres: '–',
+    target: '–',
+    met: null,
+  });
+
+  // sms/stats, the HTTP scenario (SQLite only, like every HTTP scenario), at its largest size: p50
+  // at the paced half load where measured, else under the saturating load (as evaluateTargets does).
+  const stats = r.scenarios
+    .filter((s) => s.scenario === 'sms-stats')
+    .reduce<ScenarioResult | undefined>((a, s) => (a === undefined || s.contacts > a.contacts ? s : a), undefined);
+  const paced = stats?.msgsvc.paced;
+  const statsP50 = paced?.p50Ms ?? stats?.msgsvc.p50Ms;
+  const statsSize = stats?.contacts ?? 1_000_000;
+  const statsJudged = statsSize >= 1_000_000;
+  rows.push({
+    path: `sms/stats (7 days by hour) over ${human(statsSize)} messages: p50 at ${paced ? `${fmt(paced.rate)}/s` : stats ? 'saturation' : '100/s'}`,
+    command: '`npm run bench -- --only sms-stats`',
+    sqlite:
+      stats && statsP50 !== undefined
+        ? `${statsP50} ms${paced ? '' : ` (${r.plan.connections} connections)`}${stats.msgsvc.unexpected + stats.msgsvc.errors > 0 ? ` ⚠ ${stats.msgsvc.unexpected} unexpected, ${stats.msgsvc.errors} errors` : ''}`
+        : stepNotRun(r, 'sms-stats'),
+    postgres: '–',
+    target: '≤ 50 ms at 1 M',
+    met: statsP50 !== undefined && statsJudged ? statsP50 <= 50 : null,
+    ...(stats && !statsJudged ? { note: `not judged at ${human(statsSize)}` } : {}),
+  });
+  return rows;
+}
+
+/**
+ * The "New paths (issue 22 item 4)" table in Markdown (a lead paragraph, then a table with columns
+ * Path, Command, SQLite, PostgreSQL, Target, Met), from `newPathRows(r)`. Met: `yes`, `**no**`, or
+ * `–` (no target or not judged, with the reason in brackets).
+ */
+export function renderNewPaths(r: BenchResult): string {
+  const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+  const lines = [
+    '**New paths (issue 22 item 4).** Each step runs in its own process after the HTTP scenarios (`npm run bench -- --only NAME` runs one alone); ' +
+      'sms/stats is the HTTP scenario of the first table, on SQLite like every HTTP scenario, and the console loads its overview from a SQLite demo database: their PostgreSQL column is "–". ' +
+      '"not run": the step was left out by --only, did not fit the time budget, failed, or cannot run on this machine.',
+    '',
+    '| Path | Command | SQLite | PostgreSQL | Target | Met |',
+    '|---|---|---:|---:|---|:-:|',
+  ];
+  for (const x of newPathRows(r)) {
+    const met = `${x.met === null ? '–' : x.met ? 'yes' : '**no**'}${x.note ? ` (${x.note})` : ''}`;
+    lines.push(`| ${[x.path, x.command, x.sqlite, x.postgres, x.target, met].map(cell).join(' | ')} |`);
+  }
   return lines.join('\n');
 }
 

@@ -30,7 +30,7 @@
  * by callgrind for msgsvc, the floor and the ceiling, req/s beside; its own options).
  *
  * Options: --quick, --sizes 10000,1000000, --rounds N, --duration S, --warmup S, --connections N,
- *   --only name,name (HTTP scenarios, and contacts-import, dispatch, smpp, media, quiet-hours, webhooks, links, conversations), --docs / --no-docs, --data-dir DIR (keeps and reuses generated databases),
+ *   --only name,name (HTTP scenarios, and contacts-import, dispatch, smpp, media, quiet-hours, webhooks, carriers, links, console, conversations), --docs / --no-docs, --data-dir DIR (keeps and reuses generated databases),
  *   --build (compiles src/ into a temp copy and runs that instead of dist/, which stays untouched).
  */
 import autocannon, { type Request } from 'autocannon';
@@ -411,6 +411,33 @@ async function main(): Promise<void> {
       },
     },
     {
+      // The HTTP carriers (bench/carriers.ts; API.md §14.1): a Twilio-compatible provider (SMS, MMS)
+      // and an Android phone (SMS), lean fakes on loopback in their own process; per store 20 k SMS
+      // and 5 k MMS in a full run, 5 k and 1 k in a quick one.
+      name: 'carriers',
+      size: quick ? 5_000 : 20_000,
+      seconds: quick ? 60 : 150,
+      tolerant: true,
+      run: async (timeoutMs) => {
+        const [sms, mms] = quick ? [5_000, 1_000] : [20_000, 5_000];
+        log(
+          `HTTP carriers: ${sms.toLocaleString('en-US')} SMS, ${mms.toLocaleString('en-US')} MMS through fake providers (bench/carriers.ts)`,
+        );
+        const carriers = await runSummarised<import('./carriers.ts').CarriersBenchResult>(
+          'bench/carriers.ts',
+          ['--sms', String(sms), '--mms', String(mms), ...(appRoot !== ROOT ? ['--app', appRoot] : [])],
+          'CARRIERS',
+          timeoutMs,
+        );
+        Object.assign(result, { carriers });
+        for (const x of carriers.results)
+          log(
+            `carriers ${x.store} ${x.kind}: ${x.msgPerSecond} msg/s, worker CPU ${x.workerCpuShare} core, provider CPU ${x.providerCpuShare} core, peak RSS ${x.peakRssMiB} MiB${x.problems.length > 0 ? `; problems: ${x.problems.join('; ')}` : ''}`,
+          );
+        for (const why of carriers.skipped) log(`carriers skipped ${why}`);
+      },
+    },
+    {
       name: 'links',
       size: 1000,
       // Per store: start-up, and a warm-up, a /healthz run and a redirect run per phase.
@@ -427,6 +454,37 @@ async function main(): Promise<void> {
         Object.assign(result, { links });
         for (const x of links.results) log(`links ${x.store} ${x.phase}: ${x.redirectsPerSecond} redirects/s (p50 ${x.p50Ms} ms)`);
         for (const why of links.skipped) log(`links skipped ${why}`);
+      },
+    },
+    {
+      // The console's first load in Chromium on the demo database (bench/console.ts): time to the
+      // overview drawn, cold (new context) and warm (reload); skipped without /usr/bin/chromium.
+      name: 'console',
+      size: quick ? 5 : 10,
+      // Start-up, an idle second, and 2 × loads + 2 loads of about a second each at most.
+      seconds: 15 + 2 * (quick ? 5 : 10),
+      tolerant: true,
+      run: async (timeoutMs) => {
+        const loads = quick ? 5 : 10;
+        log(`the console's first load, ${loads} cold and ${loads} warm, in Chromium (bench/console.ts)`);
+        type Spread = { p50: number; max: number };
+        type Series = { overviewMs: Spread; domContentLoadedMs: Spread; transferBytes: Spread; requests: Spread; serverCpuMs: Spread };
+        const consoleLoad = await runSummarised<{ skipped?: string; cold?: Series; warm?: Series }>(
+          'bench/console.ts',
+          ['--loads', String(loads), ...(appRoot !== ROOT ? ['--app', appRoot] : [])],
+          'CONSOLE',
+          timeoutMs,
+        );
+        Object.assign(result, { console: consoleLoad });
+        if (consoleLoad.skipped) log(`console skipped: ${consoleLoad.skipped}`);
+        for (const [kind, x] of [
+          ['cold', consoleLoad.cold],
+          ['warm', consoleLoad.warm],
+        ] as const)
+          if (x)
+            log(
+              `console ${kind}: overview drawn p50 ${x.overviewMs.p50} ms (max ${x.overviewMs.max}), DOMContentLoaded p50 ${x.domContentLoadedMs.p50} ms, ${x.transferBytes.p50} bytes in ${x.requests.p50} requests, server CPU p50 ${x.serverCpuMs.p50} ms`,
+            );
       },
     },
     {
