@@ -182,7 +182,11 @@ async function runPrimary(config: Config): Promise<void> {
         clearTimeout(kill);
         resolve();
       });
-      send(worker, { channel: CHANNEL, type: 'shutdown' });
+      // A worker still loading has not subscribed to messages yet, and would lose this one (then
+      // serve until the SIGKILL above). SIGTERM reaches it either way: before its handler is set it
+      // ends the process (nothing is served yet), after it the worker stops as on `shutdown`.
+      if (started.get(worker.id)?.listening === true) send(worker, { channel: CHANNEL, type: 'shutdown' });
+      else worker.process.kill('SIGTERM');
     });
   let stopping: Promise<void> | undefined;
   const shutdown = () =>

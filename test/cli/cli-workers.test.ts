@@ -215,6 +215,29 @@ describe('msgsvc serve --workers', { concurrency: false }, () => {
     });
   });
 
+  test('SIGTERM while a replacement worker is still loading stops it at once, not at the 10 s stop deadline', async (t) => {
+    const { server } = await startTwoWorkers(t);
+    const before = await until('two workers', async () => {
+      const pids = await childrenOf(server.child.pid!);
+      return pids.length === 2 ? pids : undefined;
+    });
+    process.kill(before[0]!, 'SIGKILL');
+    // The replacement exists as a process long before it listens (it loads its modules first).
+    const fresh = await until(
+      'the replacement process',
+      async () => (await childrenOf(server.child.pid!)).find((pid) => !before.includes(pid)),
+      10_000,
+    );
+    const listening = logLines(server.stdout).some((l) => l.pid === fresh && l.msg?.startsWith('Server listening at'));
+    t.diagnostic(`replacement ${fresh} ${listening ? 'already listening' : 'still loading'} at SIGTERM`);
+    const t0 = Date.now();
+    const exit = await server.stop();
+    const ms = Date.now() - t0;
+    assert.deepEqual(exit, { code: 0, signal: null }, server.stderr);
+    assert.ok(ms < 5000, `stopped in ${ms} ms`);
+    for (const pid of [...before, fresh]) assert.equal(alive(pid), false, `worker ${pid} is gone`);
+  });
+
   test('the rate limit is exact across the workers: 50 of 200 concurrent requests pass, headers as with one process', async (t) => {
     const { server, base, token } = await startTwoWorkers(t, { MSGSVC_RATE_LIMIT: '50', MSGSVC_RATE_WINDOW: '30', LOG_LEVEL: 'info' });
     const agent = new Agent({ keepAlive: true, maxSockets: 20 });
