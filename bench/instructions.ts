@@ -13,7 +13,7 @@
  *   in production (no --jitless): V8 writes machine code into anonymous memory, and
  *   `--smc-check=all-non-file` (valgrind's default on amd64, given explicitly) makes valgrind check
  *   every such block for changes before running it, so re-generated code is re-translated;
- * - warm-up: 3 × `--warmup` requests of the first scenario when the server starts, then `--warmup`
+ * - warm-up: 3 × `--warmup` (default 5,000) requests of the first scenario when the server starts, then `--warmup`
  *   requests of each scenario, with the instrumentation off (valgrind only runs the code, ~5 × slower
  *   than native; V8 tiers the hot functions up as it does natively: tiering counts calls, not time);
  * - `callgrind_control -z` (zero), `-i on`, then `--requests` requests (autocannon, a fixed amount,
@@ -21,16 +21,27 @@
  *   the window's count. Everything the process does in that window counts: all its threads (V8's
  *   compiler and GC threads too), timers and GC included; the idle event loop between the toggles
  *   and the load adds well under 1 % (measured: an idle window of the same length);
- * - after each window, an idle window of the same length (no requests) is counted and subtracted;
- * - `--repeat` windows one after the other in the same process: the smallest is the figure
- *   (interference only adds instructions), their spread is in the result.
+ * - `--settle` windows (default 2) counted like the others and left out: msgsvc's JIT is still
+ *   tiering functions up after 20,000 requests (Node's own stream and HTTP functions, the token
+ *   hash, the handler), and the first instrumented windows carry that;
+ * - after each window, an idle stretch of the same length (no requests) is counted; the median idle
+ *   count per request (~1 k) is subtracted from every window. (Subtracting each window's own idle
+ *   stretch made a window whose idle stretch caught a major GC, 61.5 M instructions, look 60 k per
+ *   request cheaper than its neighbours, and the smallest window then picked it.)
+ * - `--repeat` windows (default 5) one after the other in the same process: the median is the
+ *   figure; the windows, the smallest and the spread ((max − min) ÷ median) are in the result.
+ * A forced full GC before each window (`--expose-gc`, gc()) was tried and left out: V8 then throws
+ *   away compiled code and the counts rose to 400–520 k per balance request.
  * Scenarios of heavy requests (pages of 100 rows, 1,000-id writes) get a tenth of the requests.
  *
  * Then the same servers, natively (no valgrind), in `--rps-rounds` rounds of `--rps-seconds` s, ceiling,
  * floor, msgsvc alternating (50 connections), as `npm run bench` measures them: req/s and CPU µs/request.
  *
  * Options: --only a,b (scenarios; default: the reads, groups-add-1000 and the 401 path), --sizes 10000,
- * --requests 2000, --warmup 2000, --connections 10, --repeat 2, --rps-rounds 3, --rps-seconds 2,
+ * --requests 1000, --warmup 5000, --settle 2, --connections 10, --repeat 5, --rps-rounds 3, --rps-seconds 2,
+ * --node-flags=… (more node flags for every counted server; after msgsvc's `npm start` flags, so they
+ * win), --keep-dumps DIR (keeps each window's callgrind dump, for bench/cg-annotate.ts), --no-ceiling,
+ * --no-floor, --no-msgsvc,
  * --no-rps, --data-dir DIR (keeps the generated databases), --app DIR[,DIR…] (msgsvc builds to compare,
  * labelled by --labels a,b; default: this checkout as `npm start` runs it), --stores sqlite,postgres
  * (PostgreSQL: msgsvc only, on `msgsvc generate` into msgsvc_bench_<N> at --pg-url; no floor there),
@@ -39,9 +50,9 @@
  */
 import autocannon, { type Request } from 'autocannon';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureDataset, ensurePgDataset } from './lib/data.ts';
@@ -83,11 +94,17 @@ const HEAVY = new Set(['sms-page1', 'sms-deep', 'contacts-page1', 'contacts-deep
 const MSGSVC_ENV = { LOG_LEVEL: 'info', MSGSVC_RATE_LIMIT: '1000000000', MSGSVC_DISPATCHER: '0' };
 
 export interface Count {
+  /** The first `--settle` windows, counted like the others and left out of the figure. */
+  settling?: number[];
+  /** The median of `windows` (= perRequest). */
+  median?: number;
+  /** The smallest of `windows`. */
+  smallest?: number;
   /** Instructions per request of each window, its idle stretch's count subtracted. */
   windows: number[];
   /** The idle stretch's instructions ÷ requests, per window. */
   idlePerRequest?: number[];
-  /** The smallest window (the figure). */
+  /** The median window (the figure). */
   perRequest: number;
   /** (max − min) ÷ min of the windows. */
   spread: number;
@@ -160,14 +177,23 @@ interface Counted {
 async function countWindows(
   c: Counted,
   request: () => Request,
-  opts: { warmup: number; requests: number; connections: number; repeat: number; expected: number },
+  opts: {
+    warmup: number;
+    requests: number;
+    connections: number;
+    repeat: number;
+    settle: number;
+    expected: number;
+    name: string;
+    keepDumps?: string;
+  },
 ): Promise<Count> {
   await send(c.server, request(), opts.warmup, opts.connections, opts.expected);
   const windows: number[] = [];
   const idle: number[] = [];
   let unexpected = 0;
   /** One counted window: zero, instrumentation on, `body`, off, dump; the dump's total. */
-  const window = async (body: () => Promise<void>): Promise<number> => {
+  const window = async (body: () => Promise<void>, keepAs?: string): Promise<number> => {
     const before = new Set(readdirSync(dirname(c.outPrefix)));
     callgrindControl(c.server.pid, '-z');
     callgrindControl(c.server.pid, '-i', 'on');
@@ -179,25 +205,42 @@ async function countWindows(
     const text = readFileSync(join(dirname(c.outPrefix), file), 'utf8');
     const total = /^totals:\s+(\d+)/m.exec(text) ?? /^summary:\s+(\d+)/m.exec(text);
     if (!total) throw new Error(`no totals in ${file}`);
-    rmSync(join(dirname(c.outPrefix), file));
+    if (keepAs && opts.keepDumps) renameSync(join(dirname(c.outPrefix), file), join(opts.keepDumps, keepAs));
+    else rmSync(join(dirname(c.outPrefix), file));
     return Number(total[1]);
   };
-  for (let i = 0; i < opts.repeat; i++) {
+  const settling: number[] = [];
+  const busyPerRequest: number[] = [];
+  for (let i = 0; i < opts.settle + opts.repeat; i++) {
     const t0 = Date.now();
-    const busy = await window(async () => {
-      unexpected += (await send(c.server, request(), opts.requests, opts.connections, opts.expected)).unexpected;
-    });
+    const busy = await window(
+      async () => {
+        unexpected += (await send(c.server, request(), opts.requests, opts.connections, opts.expected)).unexpected;
+      },
+      `${basename(c.outPrefix)}${opts.name}.${i}`,
+    );
     const ms = Date.now() - t0;
     // An idle stretch of the same length (timers, GC, V8's background threads): subtracted.
     const quiet = await window(() => new Promise((r) => setTimeout(r, ms)));
+    if (i < opts.settle) {
+      settling.push(Math.round((busy - quiet) / opts.requests));
+      continue;
+    }
     idle.push(quiet / opts.requests);
-    windows.push((busy - quiet) / opts.requests);
+    busyPerRequest.push(busy / opts.requests);
   }
-  // The smallest window: interference (GC of an earlier scenario's garbage, a tier-up, another
-  // process's scheduling) only ever adds instructions.
-  const m = Math.min(...windows);
+  // Each window less the median idle stretch: a major GC that happens to land in one idle stretch
+  // (61.5 M instructions once, where idle stretches count ~1 k per request) would otherwise make
+  // its window look that much cheaper. The figure is the median window: a window that caught a
+  // tier-up or a rare collection counts no more than one that did not.
+  const idleMedian = median(idle);
+  for (const b of busyPerRequest) windows.push(b - idleMedian);
+  const m = median(windows);
   return {
+    settling,
     windows: windows.map(Math.round),
+    median: Math.round(m),
+    smallest: Math.round(Math.min(...windows)),
     idlePerRequest: idle.map(Math.round),
     perRequest: Math.round(m),
     spread: Math.round(((Math.max(...windows) - Math.min(...windows)) / m) * 10000) / 10000,
@@ -274,10 +317,10 @@ export async function main(argv: string[]): Promise<void> {
     options: {
       only: { type: 'string' },
       sizes: { type: 'string', default: '10000' },
-      requests: { type: 'string', default: '2000' },
-      warmup: { type: 'string', default: '2000' },
+      requests: { type: 'string', default: '1000' },
+      warmup: { type: 'string', default: '5000' },
       connections: { type: 'string', default: '10' },
-      repeat: { type: 'string', default: '4' },
+      repeat: { type: 'string', default: '5' },
       'rps-rounds': { type: 'string', default: '3' },
       'rps-seconds': { type: 'string', default: '2' },
       'no-rps': { type: 'boolean', default: false },
@@ -289,6 +332,10 @@ export async function main(argv: string[]): Promise<void> {
       'pg-url': { type: 'string', default: process.env.MSGSVC_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
       'no-floor': { type: 'boolean', default: false },
       'no-ceiling': { type: 'boolean', default: false },
+      'no-msgsvc': { type: 'boolean', default: false },
+      'node-flags': { type: 'string', default: '' },
+      settle: { type: 'string', default: '2' },
+      'keep-dumps': { type: 'string' },
       docs: { type: 'boolean', default: false },
       // Instruction counts do not depend on pinning; unpinned, A/B runs beside other work finish sooner.
       'no-pin': { type: 'boolean', default: false },
@@ -315,6 +362,7 @@ export async function main(argv: string[]): Promise<void> {
     repeat: Number(flags.repeat),
     rpsRounds: flags['no-rps'] ? 0 : Number(flags['rps-rounds']),
     rpsSeconds: Number(flags['rps-seconds']),
+    settle: Number(flags.settle),
   };
   const m = machine();
   const cpu = m.taskset && m.nproc >= 2 && !flags['no-pin'] ? 0 : undefined;
@@ -349,7 +397,9 @@ export async function main(argv: string[]): Promise<void> {
     seconds: 0,
   };
 
-  const nodeArgs = ['--no-memory-reducer'];
+  // --node-flags come last, so they override the flags of `npm start` (e.g. --max-semi-space-size).
+  const extraFlags = flags['node-flags'].split(/\s+/).filter(Boolean);
+  const nodeArgs = ['--no-memory-reducer', ...extraFlags];
   for (const store of stores) {
     for (const size of sizes) {
       const data = store === 'sqlite' ? await ensureDataset(dataDir, size) : await ensurePgDataset(dataDir, size, flags['pg-url']);
@@ -373,17 +423,18 @@ export async function main(argv: string[]): Promise<void> {
           args: [join(ROOT, 'bench/floors/server.ts'), '', data.file, String(data.accountId)],
           readyPath: '/',
         });
-      apps.forEach((app, i) =>
-        specs.push({
-          label: labels[i]!,
-          role: 'msgsvc',
-          nodeArgs: [...nodeArgs, ...MSGSVC_NODE_FLAGS],
-          args: [join(app, 'bin/msgsvc.js'), 'serve', '--no-demo', '--port'],
-          env: { DATABASE_URL: databaseUrl, ...MSGSVC_ENV },
-          readyPath: '/healthz',
-          pg: store === 'postgres',
-        }),
-      );
+      if (!flags['no-msgsvc'])
+        apps.forEach((app, i) =>
+          specs.push({
+            label: labels[i]!,
+            role: 'msgsvc',
+            nodeArgs: ['--no-memory-reducer', ...MSGSVC_NODE_FLAGS, ...extraFlags],
+            args: [join(app, 'bin/msgsvc.js'), 'serve', '--no-demo', '--port'],
+            env: { DATABASE_URL: databaseUrl, ...MSGSVC_ENV },
+            readyPath: '/healthz',
+            pg: store === 'postgres',
+          }),
+        );
       const start = async (spec: ServerSpec, counted: boolean): Promise<Counted> => {
         const port = await freePort();
         const args =
@@ -441,7 +492,10 @@ export async function main(argv: string[]): Promise<void> {
                 requests: n,
                 connections: plan.connections,
                 repeat: plan.repeat,
+                settle: plan.settle,
                 expected,
+                name: s.name,
+                ...(flags['keep-dumps'] ? { keepDumps: resolve(flags['keep-dumps']) } : {}),
               });
               log(
                 `${s.name.padEnd(16)} ${spec.label.padEnd(10)} ${side.instructions.perRequest.toLocaleString('en-US').padStart(10)} instr/req  windows ${side.instructions.windows.join(', ')} (spread ${(side.instructions.spread * 100).toFixed(2)} %)${side.instructions.unexpected ? `  UNEXPECTED ${side.instructions.unexpected}` : ''}`,
@@ -524,7 +578,7 @@ export function renderInstructions(r: InstructionsResult, file: string): string 
   const lines: string[] = [];
   lines.push(
     `Produced by \`npm run bench -- --instructions\` on ${r.date.slice(0, 16).replace('T', ' ')} UTC: ${r.machine.nproc} CPUs (${r.machine.cpuModel}), Node ${r.machine.node}, ${r.valgrind}. ` +
-      `Instructions per request: the server process's instructions (all its threads) over ${String(r.plan.requests)} requests (${String(r.plan.heavyRequests)} for pages of 100 rows and 1,000-id writes) after a warm-up of as many, ${String(r.plan.connections)} connections, smallest of ${String(r.plan.repeat)} windows, each less an idle stretch of the same length (spread = (max − min) ÷ min). ` +
+      `Instructions per request: the server process's instructions (all its threads) over ${String(r.plan.requests)} requests (${String(r.plan.heavyRequests)} for pages of 100 rows and 1,000-id writes) after a warm-up of ${String(r.plan.warmup)} (3 × as many before the first scenario) and ${String(r.plan.settle)} windows left out, ${String(r.plan.connections)} connections, median of ${String(r.plan.repeat)} windows, each less the median idle stretch of the same length (spread = (max − min) ÷ median). ` +
       `req/s and CPU µs/request: the same servers natively, ${String(r.plan.rpsRounds)} alternating rounds of ${String(r.plan.rpsSeconds)} s, 50 connections, median. Raw numbers: \`${file}\`.`,
   );
   lines.push('');

@@ -1,6 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { maskUrl } from '../../src/http/log.ts';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import pino from 'pino';
+import { createLogger, logRequest, maskUrl } from '../../src/http/log.ts';
 
 describe('maskUrl hides every access_token value', () => {
   const cases: [string, string, string][] = [
@@ -38,5 +40,83 @@ describe('maskUrl hides every access_token value', () => {
   });
   test('a broken escape in the key does not throw', () => {
     assert.equal(maskUrl('/v1/x?%zz=1&access_token=t'), '/v1/x?%zz=1&access_token=***');
+  });
+});
+
+describe('logRequest writes the line pino would write, byte for byte', () => {
+  const capture = () => {
+    const lines: string[] = [];
+    return { lines, stream: { write: (line: string) => void lines.push(line) } };
+  };
+  // The same request logged twice: by logRequest, and by pino's own info() with the same fields.
+  const both = (
+    logger: FastifyBaseLogger,
+    lines: string[],
+    r: { id: string; method: string; url: string; accountId: number; statusCode: number; elapsedTime: number },
+  ) => {
+    const request = { log: logger, id: r.id, method: r.method, url: r.url, accountId: r.accountId } as unknown as FastifyRequest;
+    const reply = { statusCode: r.statusCode, elapsedTime: r.elapsedTime } as unknown as FastifyReply;
+    logRequest(request, reply);
+    logger.info(
+      {
+        reqId: r.id,
+        method: r.method,
+        url: maskUrl(r.url),
+        statusCode: r.statusCode,
+        responseTimeMs: Math.round(r.elapsedTime * 100) / 100,
+        accountId: r.accountId || undefined,
+      },
+      'request',
+    );
+    const [ours, pinos] = lines.splice(0).map((l) => l.replace(/"time":\d+/, '"time":0'));
+    return { ours, pinos };
+  };
+  // Node hands over the request line one byte per character (latin1), so a URL never holds a
+  // character above U+00FF, nor a lone surrogate (which JSON.stringify escapes and pino would not).
+  const requests = [
+    { id: 'a1b2', method: 'GET', url: '/v1/credits/balance?access_token=s3cr3t', accountId: 7, statusCode: 200, elapsedTime: 1.23456 },
+    { id: 'x', method: 'POST', url: '/v1/sms/send?access_token=t', accountId: 0, statusCode: 401, elapsedTime: 0 },
+    {
+      id: 'q"\\\u0001',
+      method: 'DELETE',
+      url: '/v1/x?a="quoted"\\&b=\u00e9\u00ff&access_token=z',
+      accountId: 3,
+      statusCode: 404,
+      elapsedTime: 12,
+    },
+    {
+      id: 'y'.repeat(200),
+      method: 'PUT',
+      url: `/v1/contacts/update?id=1&n=${'%41'.repeat(100)}`,
+      accountId: 1,
+      statusCode: 422,
+      elapsedTime: 0.005,
+    },
+  ];
+  for (const r of requests) {
+    test(`${r.method} ${r.statusCode} (accountId ${r.accountId || 'absent'})`, () => {
+      const { lines, stream } = capture();
+      const { ours, pinos } = both(createLogger('info', stream), lines, r);
+      assert.ok(ours?.endsWith('\n'));
+      assert.equal(ours, pinos);
+      assert.ok(!ours!.includes('s3cr3t'));
+      const parsed = JSON.parse(ours!) as Record<string, unknown>;
+      assert.equal(parsed.reqId, r.id);
+      assert.equal(parsed.msg, 'request');
+      assert.equal('accountId' in parsed, r.accountId !== 0);
+    });
+  }
+  test('no line below the info level', () => {
+    const { lines, stream } = capture();
+    const request = { log: createLogger('warn', stream), id: '1', method: 'GET', url: '/', accountId: 1 } as unknown as FastifyRequest;
+    logRequest(request, { statusCode: 200, elapsedTime: 1 } as unknown as FastifyReply);
+    assert.deepEqual(lines, []);
+  });
+  test("a logger configured beyond ours (a mixin) goes through pino's own path, mixin included", () => {
+    const { lines, stream } = capture();
+    const logger = pino({ mixin: () => ({ extra: 1 }) }, stream) as unknown as FastifyBaseLogger;
+    const { ours, pinos } = both(logger, lines, requests[0]!);
+    assert.equal(ours, pinos);
+    assert.equal((JSON.parse(ours!) as { extra: number }).extra, 1);
   });
 });
