@@ -65,8 +65,8 @@ export function registerConsole(app: FastifyInstance, dir: string = defaultConso
       redirect: false,
       cacheControl: false,
       dotfiles: 'deny',
-      setHeaders: (reply, path) => {
-        reply.header('Cache-Control', path.endsWith('.html') ? 'no-cache' : IMMUTABLE);
+      setHeaders: (res, path) => {
+        res.setHeader('Cache-Control', path.endsWith('.html') ? 'no-cache' : IMMUTABLE);
       },
     });
     // The page's path (canonicalUrl makes `/console/` this one too).
