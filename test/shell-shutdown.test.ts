@@ -46,6 +46,10 @@ for (const args of [
           LOG_LEVEL: 'info',
         });
         await waitForHttp(`${base}/healthz`);
+        // Where the test got to, in its diagnostics: a hang (once, in a CI run) then shows its step.
+        const stepAt = Date.now();
+        const step = (what: string) => t.diagnostic(`${Date.now() - stepAt} ms: ${what}`);
+        step('listening');
         const balance = `${base}/v1/credits/balance?access_token=${encodeURIComponent(token)}`;
 
         // The reader stops reading; ~2 MB of log lines (6 KB each: the URL is logged) fill the pipe.
@@ -55,6 +59,7 @@ for (const args of [
           const res = await fetch(`${balance}&pad=${pad}`);
           await res.arrayBuffer();
         }
+        step('320 requests answered with the output not read');
         const answered = await fetch(balance);
         assert.equal(answered.status, 200, 'the server answers while its log output is full');
         assert.equal(((await answered.json()) as { AvailableCredits: unknown }).AvailableCredits, 0);
@@ -79,11 +84,13 @@ for (const args of [
         await sleep(300);
         const sigtermAt = Date.now();
         server.child.kill('SIGTERM');
+        step('SIGTERM sent');
         const exit = within(server.exited, 10_000);
         const exitedAt = server.exited.then(() => Date.now());
         await sleep(300);
         req.end(' shutdown"}');
         const res = await response;
+        step('the in-flight request answered');
         assert.equal(res.status, 201, res.body);
         assert.equal((JSON.parse(res.body) as { Name: string }).Name, 'Sent during shutdown');
 
