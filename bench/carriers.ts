@@ -54,7 +54,7 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { benchDatabase, postgresReachable } from './lib/databases.ts';
 import { startFakeProvider, type FakeProvider } from './lib/fake-provider.ts';
-import { freePort, startServer, stopAll, type Server } from './lib/procs.ts';
+import { freePort, msgsvcStartFlags, startServer, stopAll, type Server } from './lib/procs.ts';
 import { issueToken } from '../src/domain/accounts.ts';
 import { pngImage } from '../src/lib/sample-images.ts';
 import { inTransaction, migrateToLatest, openStore, type Store } from '../src/store/db.ts';
@@ -160,15 +160,7 @@ const PHONE_USER = 'sms';
 const PHONE_PASSWORD = 'Ph0ne-Pa55';
 const PHONE_KEY = 'k3y-Of-The-Ph0ne';
 
-// The node flags `npm start` gives msgsvc (package.json), as bench/dispatch.ts.
-const START_FLAGS = (
-  /^node((?:\s+--\S+)*)\s+bin\/msgsvc\.js/.exec(
-    (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '',
-  )?.[1] ?? ''
-)
-  .trim()
-  .split(/\s+/)
-  .filter(Boolean);
+const START_FLAGS = msgsvcStartFlags(ROOT);
 const NODE_ARGS = ['--no-memory-reducer', ...START_FLAGS];
 
 const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;

@@ -46,7 +46,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { freePort, pinSelf, startServer, stopAll, type Server } from './lib/procs.ts';
+import { freePort, msgsvcStartFlags, pinSelf, startServer, stopAll, type Server } from './lib/procs.ts';
 import { chooseEntry } from '../bin/entry.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -69,15 +69,7 @@ const DRAWN_BINDING = '__msgsvcBenchOverviewDrawn';
 /** Longest wait for one load's overview. */
 const LOAD_TIMEOUT_MS = 30_000;
 
-// The node flags `npm start` gives msgsvc (package.json), so this measures what runs in production.
-const START_FLAGS = (
-  /^node((?:\s+--\S+)*)\s+bin\/msgsvc\.js/.exec(
-    (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '',
-  )?.[1] ?? ''
-)
-  .trim()
-  .split(/\s+/)
-  .filter(Boolean);
+const START_FLAGS = msgsvcStartFlags(ROOT);
 const NODE_ARGS = ['--no-memory-reducer', ...START_FLAGS];
 
 /** One load's figures (times in ms since the document's navigation start; CPU in ms; sizes in bytes). */

@@ -56,18 +56,11 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureDataset, ensurePgDataset } from './lib/data.ts';
-import { freePort, machine, pinSelf, startServer, stopAll, type Server } from './lib/procs.ts';
+import { freePort, machine, msgsvcStartFlags, pinSelf, startServer, stopAll, type Server } from './lib/procs.ts';
 import { SCENARIOS, type Dataset, type Scenario } from './scenarios.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const MSGSVC_NODE_FLAGS = (
-  /^node((?:\s+--\S+)*)\s+bin\/msgsvc\.js/.exec(
-    (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '',
-  )?.[1] ?? ''
-)
-  .trim()
-  .split(/\s+/)
-  .filter(Boolean);
+const MSGSVC_NODE_FLAGS = msgsvcStartFlags(ROOT);
 /** The valgrind command line every counted server runs under (the output file is added per server). */
 export const VALGRIND = [
   'valgrind',

@@ -7,6 +7,7 @@ import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_pr
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
+import { join } from 'node:path';
 
 const children = new Set<ChildProcess>();
 
@@ -270,3 +271,12 @@ process.once('SIGINT', () => {
 process.once('SIGTERM', () => {
   void stopAll().finally(() => process.exit(143));
 });
+
+/**
+ * The node flags `npm start` gives msgsvc (package.json's `start` script, e.g.
+ * `--max-semi-space-size=8`), so a bench runs msgsvc as production does.
+ */
+export function msgsvcStartFlags(root: string): string[] {
+  const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  return (/^node((?:\s+--\S+)*)\s+bin\/msgsvc\.js/.exec(scripts.start ?? '')?.[1] ?? '').trim().split(/\s+/).filter(Boolean);
+}
