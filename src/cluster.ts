@@ -14,12 +14,14 @@
  *
  * Workers are the same `msgsvc serve …` command line run again by cluster.fork(), with
  * CLUSTER_WORKER_ENV set: they read the same flags and environment, so they get the same config.
+ * Their standard output and error are pipes to the primary, which relays them (see relayLines in
+ * src/http/log.ts for why they cannot share its own).
  */
 import cluster, { type Worker } from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import { ConfigError, type Config } from './config.ts';
-import { createLogger } from './http/log.ts';
+import { createLogger, relayLines } from './http/log.ts';
 import {
   createHostLoops,
   openPreparedStore,
@@ -117,9 +119,17 @@ async function runPrimary(config: Config): Promise<void> {
       // The worker is going away; its exit is handled below.
     }
   };
+  // The workers' standard output and error are pipes to this process, relayed to its own: they
+  // must not share its descriptors (relayLines says why: a worker starting or exiting would leave
+  // them blocking). Standard input is no worker's business.
+  cluster.setupPrimary({ stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   const fork = () => {
     const worker = cluster.fork({ [CLUSTER_WORKER_ENV]: '1' });
     started.set(worker.id, { startedAt: Date.now(), listening: false });
+    if (worker.process.stdout) relayLines(worker.process.stdout);
+    // Written as it comes (a worker's stderr is a start failure or a crash: little, and never
+    // held back, so the worker never waits on it).
+    worker.process.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk));
     // A message to a worker that has just died (a rate-limit answer) emits 'error': not fatal here.
     worker.on('error', (err: Error) => log.warn({ err: { message: err.message }, worker: worker.process.pid }, 'IPC error with a worker'));
   };
@@ -178,7 +188,9 @@ async function runPrimary(config: Config): Promise<void> {
     new Promise<void>((resolve) => {
       if (worker.isDead()) return resolve();
       const kill = setTimeout(() => worker.process.kill('SIGKILL'), WORKER_STOP_MS);
-      worker.once('exit', () => {
+      // 'close' comes after the exit once its output has been read to the end: its last lines are
+      // relayed before this process exits.
+      worker.process.once('close', () => {
         clearTimeout(kill);
         resolve();
       });

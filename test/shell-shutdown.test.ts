@@ -9,13 +9,20 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { seedAccount, spawnServe, tempDir, waitForHttp } from './helpers/cli.ts';
-import { freePort } from './helpers/net.ts';
+import { serveSeeded, workerPids } from './helpers/cli.ts';
+import { until } from './helpers/wait.ts';
 import { testStoreKind } from './helpers/stores.ts';
 
 const skip = testStoreKind() === 'postgres' ? 'runs a SQLite-backed server process' : false;
+
+/** True when `pid`'s standard output is in non-blocking mode (O_NONBLOCK in /proc/pid/fdinfo/1). */
+function stdoutNonBlocking(pid: number): boolean {
+  const flags = /flags:\s+([0-7]+)/.exec(readFileSync(`/proc/${pid}/fdinfo/1`, 'utf8'))?.[1];
+  return (parseInt(flags ?? '0', 8) & 0o4000) !== 0;
+}
 
 /** Resolves with the exit once the process exits, or with `undefined` after `ms`. */
 function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
@@ -33,19 +40,7 @@ for (const args of [
       'with stdout a pipe whose reader stopped reading and then went away, SIGTERM still finishes the in-flight request and exits 0 within 10 s',
       { skip, timeout: 60_000 },
       async (t) => {
-        const { dbPath } = tempDir(t);
-        const { token } = await seedAccount(dbPath);
-        const port = await freePort();
-        const base = `http://127.0.0.1:${port}`;
-        const server = spawnServe(t, args, {
-          DATABASE_URL: dbPath,
-          PORT: String(port),
-          MSGSVC_DEMO: '0',
-          MSGSVC_DISPATCHER: '0',
-          MSGSVC_RATE_LIMIT: '1000000',
-          LOG_LEVEL: 'info',
-        });
-        await waitForHttp(`${base}/healthz`);
+        const { server, base, token } = await serveSeeded(t, args);
         // Where the test got to, in its diagnostics: a hang (once, in a CI run) then shows its step.
         const stepAt = Date.now();
         const step = (what: string) => t.diagnostic(`${Date.now() - stepAt} ms: ${what}`);
@@ -109,3 +104,54 @@ for (const args of [
     );
   });
 }
+
+describe('msgsvc serve --workers 2, a worker restarting', () => {
+  test(
+    'while stdout is a pipe nobody reads, a worker that exits and its replacement leave the primary and the other worker writing without blocking: requests are answered and SIGTERM exits 0 within 10 s',
+    { skip: skip || (existsSync('/proc/self/fdinfo') ? false : 'needs /proc (Linux)'), timeout: 60_000 },
+    async (t) => {
+      // The cause this guards against: the non-blocking mode belongs to the open file, which
+      // inherited descriptors share; forking a child makes its stdio blocking (libuv), and a Node
+      // process restores its starting mode when it exits. With the workers sharing the primary's
+      // stdout, one worker exiting left it blocking, and the next write to the full pipe waited forever.
+      const { server, base, token } = await serveSeeded(t, ['--workers', '2']);
+      const primary = server.child.pid!;
+      const workers = await until('two workers', async () => {
+        const pids = await workerPids(primary);
+        return pids.length === 2 ? pids : undefined;
+      });
+      const balance = `${base}/v1/credits/balance?access_token=${encodeURIComponent(token)}`;
+
+      // The reader stops reading for good; ~2 MB of log lines fill the pipe.
+      server.child.stdout!.pause();
+      const pad = 'x'.repeat(6000);
+      for (let i = 0; i < 320; i++) await (await fetch(`${balance}&pad=${pad}`)).arrayBuffer();
+
+      // One worker exits (0, it was told to stop); the primary forks a replacement.
+      process.kill(workers[0]!, 'SIGTERM');
+      await until('a replacement worker', async () => {
+        const pids = await workerPids(primary);
+        return pids.length === 2 && !pids.includes(workers[0]!) ? pids : undefined;
+      });
+      await sleep(300); // the primary's and the workers' next log batches are due every 100 ms
+      assert.ok(stdoutNonBlocking(primary), "the primary's stdout is still non-blocking");
+
+      for (let i = 0; i < 20; i++) {
+        const res = await fetch(balance, { signal: AbortSignal.timeout(5000) });
+        assert.equal(res.status, 200, 'answered after the restart with the output still full');
+        await res.arrayBuffer();
+      }
+
+      const sigtermAt = Date.now();
+      server.child.kill('SIGTERM');
+      const exited = await within(server.exited, 10_000);
+      if (exited) t.diagnostic(`exited ${Date.now() - sigtermAt} ms after SIGTERM`);
+      else server.child.kill('SIGKILL');
+      assert.deepEqual(
+        exited,
+        { code: 0, signal: null },
+        `exit 0 within 10 s of SIGTERM (undefined: still running)\nstderr:\n${server.stderr}`,
+      );
+    },
+  );
+});

@@ -159,6 +159,45 @@ function batchedStdout(): DestinationStream {
   return (stdoutStream = stream);
 }
 
+/** The longest partial line a relay holds while waiting for its newline, in bytes; then it is written as it is. */
+const MAX_RELAY_TAIL_BYTES = 1024 * 1024;
+
+/**
+ * Copies what a `serve --workers` worker writes to its standard output (a socket pair to the
+ * primary, src/cluster.ts) into this process's standard output, through the same writer as this
+ * process's own log lines: whole lines at a time, so that the lines of two workers never interleave
+ * mid-line, and without ever blocking or pushing back on the worker (the primary always reads; a
+ * stalled output is handled by the writer, as for its own lines).
+ *
+ * Why the workers do not simply share the primary's standard output: the non-blocking mode of a
+ * pipe or socket belongs to the open file, which inherited descriptors share. Starting a child
+ * makes its standard output blocking (libuv), and a Node process restores the mode it started with
+ * when it exits, so every worker started or stopped would leave the shared output blocking: with a
+ * reader that stopped reading, the primary's and the other workers' next write would then wait
+ * forever, and SIGTERM never ended them.
+ * @param out where the lines go (tests); default this process's standard output writer.
+ */
+export function relayLines(source: NodeJS.ReadableStream, out: DestinationStream = batchedStdout()): void {
+  let tail: Buffer | undefined;
+  source.on('data', (chunk: Buffer) => {
+    const data = tail ? Buffer.concat([tail, chunk]) : chunk;
+    const end = data.lastIndexOf(10);
+    if (end < 0 && data.length < MAX_RELAY_TAIL_BYTES) {
+      tail = data;
+      return;
+    }
+    const cut = end < 0 ? data.length : end + 1;
+    out.write(data.toString('utf8', 0, cut));
+    tail = cut < data.length ? data.subarray(cut) : undefined;
+  });
+  // A worker killed mid-line leaves a partial line: it is written on a line of its own.
+  source.on('end', () => {
+    if (tail) out.write(`${tail.toString('utf8')}\n`);
+    tail = undefined;
+  });
+  source.on('error', () => {});
+}
+
 /**
  * The service's pino logger: JSON lines, request URLs masked, to standard output in batches.
  * `destination` lets tests capture every line.

@@ -5,8 +5,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { runCli, spawnServe, tempDir, type ServeProcess } from '../helpers/cli.ts';
+import { runCli, spawnServe, tempDir, workerPids, type ServeProcess } from '../helpers/cli.ts';
+import { until } from '../helpers/wait.ts';
 import { freePort } from '../helpers/net.ts';
 
 const BANNER_END = 'More demo accounts:';
@@ -59,42 +59,12 @@ function requestPids(stdout: string): Set<number> {
   );
 }
 
-/** PIDs of the live msgsvc children of `pid` (from /proc), i.e. the workers of a primary. */
-async function childrenOf(pid: number): Promise<number[]> {
-  const { readFile, readdir } = await import('node:fs/promises');
-  const out: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // Workers run bin/msgsvc.js; tsx may also have started an esbuild service beside them.
-      if (Number(fields[1]) === pid && fields[0] !== 'Z' && (await readFile(`/proc/${entry}/cmdline`, 'utf8')).includes('msgsvc.js'))
-        out.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
-
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch {
     return false;
-  }
-}
-
-/** Polls `fn` every 50 ms until it returns a value other than undefined, for up to `ms`. */
-async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
   }
 }
 
@@ -125,7 +95,7 @@ describe('msgsvc serve --workers', { concurrency: false }, () => {
     await t.test('two workers answer on one port; the demo banner is printed once', async (st) => {
       let seen: number[] = [];
       const workers = await until('two workers', async () => {
-        seen = await childrenOf(server.child.pid!);
+        seen = await workerPids(server.child.pid!);
         return seen.length === 2 ? seen : undefined;
       }).catch((err: Error) => {
         throw new Error(`${err.message}: children ${JSON.stringify(seen)}\n${server.stdout.slice(-3000)}\n${server.stderr}`);
@@ -178,7 +148,7 @@ describe('msgsvc serve --workers', { concurrency: false }, () => {
 
     await t.test('a worker killed with SIGKILL is replaced, and requests keep being answered', async (st) => {
       const before = await until('two workers', async () => {
-        const pids = await childrenOf(server.child.pid!);
+        const pids = await workerPids(server.child.pid!);
         return pids.length === 2 ? pids : undefined;
       });
       process.kill(before[0]!, 'SIGKILL');
@@ -190,7 +160,7 @@ describe('msgsvc serve --workers', { concurrency: false }, () => {
         assert.equal(res.status, 200);
       }
       const after = await until('a new worker', async () => {
-        const pids = await childrenOf(server.child.pid!);
+        const pids = await workerPids(server.child.pid!);
         return pids.length === 2 && !pids.includes(before[0]!) ? pids : undefined;
       });
       assert.ok(after.includes(before[1]!));
@@ -218,14 +188,14 @@ describe('msgsvc serve --workers', { concurrency: false }, () => {
   test('SIGTERM while a replacement worker is still loading stops it at once, not at the 10 s stop deadline', async (t) => {
     const { server } = await startTwoWorkers(t);
     const before = await until('two workers', async () => {
-      const pids = await childrenOf(server.child.pid!);
+      const pids = await workerPids(server.child.pid!);
       return pids.length === 2 ? pids : undefined;
     });
     process.kill(before[0]!, 'SIGKILL');
     // The replacement exists as a process long before it listens (it loads its modules first).
     const fresh = await until(
       'the replacement process',
-      async () => (await childrenOf(server.child.pid!)).find((pid) => !before.includes(pid)),
+      async () => (await workerPids(server.child.pid!)).find((pid) => !before.includes(pid)),
       10_000,
     );
     const listening = logLines(server.stdout).some((l) => l.pid === fresh && l.msg?.startsWith('Server listening at'));

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './net.ts';
 
 /** Helpers for tests that run the real `msgsvc` command (bin/msgsvc.js) in a child process. */
 
@@ -170,4 +171,48 @@ export async function seedAccount(dbPath: string, name = 'Acme Ltd'): Promise<{ 
   } finally {
     await store.close();
   }
+}
+
+/** PIDs of the live msgsvc children of `pid` (from /proc, Linux), i.e. the workers of a `serve --workers` primary. */
+export async function workerPids(pid: number): Promise<number[]> {
+  const { readFile, readdir } = await import('node:fs/promises');
+  const out: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // Workers run bin/msgsvc.js; tsx may also have started an esbuild service beside them.
+      if (Number(fields[1]) === pid && fields[0] !== 'Z' && (await readFile(`/proc/${entry}/cmdline`, 'utf8')).includes('msgsvc.js'))
+        out.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/**
+ * `msgsvc serve ...args` on a fresh SQLite file with one seeded account, logging at info, without
+ * the demo, the dispatcher or a practical rate limit: for tests whose subject is the process itself
+ * (its log output, its stopping). Resolves once /healthz answers.
+ */
+export async function serveSeeded(
+  t: { after(fn: () => unknown): void },
+  args: string[],
+): Promise<{ server: ServeProcess; base: string; token: string }> {
+  const { dbPath } = tempDir(t);
+  const { token } = await seedAccount(dbPath);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const server = spawnServe(t, args, {
+    DATABASE_URL: dbPath,
+    PORT: String(port),
+    MSGSVC_DEMO: '0',
+    MSGSVC_DISPATCHER: '0',
+    MSGSVC_RATE_LIMIT: '1000000',
+    LOG_LEVEL: 'info',
+  });
+  await waitForHttp(`${base}/healthz`);
+  return { server, base, token };
 }

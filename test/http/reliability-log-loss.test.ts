@@ -10,8 +10,7 @@
  *   - the loss is reported (lines lost, and how long before the kill the oldest lost one was answered).
  */
 import assert from 'node:assert/strict';
-import { seedAccount, spawnServe, tempDir, waitForHttp } from '../helpers/cli.ts';
-import { freePort } from '../helpers/net.ts';
+import { serveSeeded } from '../helpers/cli.ts';
 import { storeTest } from '../helpers/stores.ts';
 
 // [sqlite] cases only ({ stores: ['sqlite'] }): kills a SQLite-backed server process.
@@ -20,19 +19,7 @@ storeTest(
   'SIGKILL loses only the log lines of the last ~100 ms, and no line is torn',
   { stores: ['sqlite'], timeout: 30_000 },
   async (t) => {
-    const { dbPath } = tempDir(t);
-    const { token } = await seedAccount(dbPath);
-    const port = await freePort();
-    const server = spawnServe(t, [], {
-      DATABASE_URL: dbPath,
-      PORT: String(port),
-      MSGSVC_DEMO: '0',
-      MSGSVC_DISPATCHER: '0',
-      MSGSVC_RATE_LIMIT: '1000000',
-      LOG_LEVEL: 'info',
-    });
-    const base = `http://127.0.0.1:${port}`;
-    await waitForHttp(`${base}/healthz`);
+    const { server, base, token } = await serveSeeded(t, []);
 
     const answeredAt = new Map<string, number>();
     const until = Date.now() + 800;

@@ -2,7 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import pino from 'pino';
-import { createLogger, logRequest, maskUrl } from '../../src/http/log.ts';
+import { PassThrough } from 'node:stream';
+import { createLogger, logRequest, maskUrl, relayLines } from '../../src/http/log.ts';
 
 describe('maskUrl hides every access_token value', () => {
   const cases: [string, string, string][] = [
@@ -118,5 +119,46 @@ describe('logRequest writes the line pino would write, byte for byte', () => {
     const { ours, pinos } = both(logger, lines, requests[0]!);
     assert.equal(ours, pinos);
     assert.equal((JSON.parse(ours!) as { extra: number }).extra, 1);
+  });
+});
+
+describe("relayLines passes a worker's output on in whole lines", () => {
+  function relay() {
+    const source = new PassThrough();
+    const written: string[] = [];
+    relayLines(source, { write: (text: string) => void written.push(text) });
+    return { source, written };
+  }
+
+  test('a line split across chunks is written once it is whole; complete lines go at once', () => {
+    const { source, written } = relay();
+    source.write('{"a":1}\n{"b":');
+    source.write('2}\n{"c":3}\n');
+    assert.deepEqual(written, ['{"a":1}\n', '{"b":2}\n{"c":3}\n']);
+  });
+
+  test('a multi-byte character split across chunks arrives intact', () => {
+    const { source, written } = relay();
+    const bytes = Buffer.from('{"msg":"héllo €"}\n');
+    const inside = bytes.indexOf(Buffer.from('€')) + 1; // between the euro sign's first and second byte
+    source.write(bytes.subarray(0, inside));
+    source.write(bytes.subarray(inside));
+    assert.deepEqual(written, ['{"msg":"héllo €"}\n']);
+  });
+
+  test('a partial last line (a worker killed mid-line) is written on its own line at the end', async () => {
+    const { source, written } = relay();
+    source.end('{"a":1}\n{"cut');
+    await new Promise((resolve) => source.on('end', resolve));
+    assert.deepEqual(written, ['{"a":1}\n', '{"cut\n']);
+  });
+
+  test('a line without a newline is not held beyond 1 MiB', () => {
+    const { source, written } = relay();
+    source.write(Buffer.alloc(600 * 1024, 'x'));
+    assert.equal(written.length, 0, 'held while under 1 MiB');
+    source.write(Buffer.alloc(600 * 1024, 'y'));
+    assert.equal(written.length, 1);
+    assert.equal(written[0]!.length, 1200 * 1024);
   });
 });
