@@ -6,6 +6,7 @@ import type { ClaimedMessage } from '../store/repositories/dispatch.ts';
 import { refundCredits } from '../store/repositories/credits.ts';
 import { findTemplate } from '../store/repositories/media.ts';
 import { LOG_STATUS, MESSAGE_TYPE_MMS } from '../records/statuses.ts';
+import type { MmsTemplateRow } from '../records/media.ts';
 import type { Clock } from '../lib/time.ts';
 import type { Carrier, CarrierSink, InboundText, OutboundMessage, Receipt, SubmitResult } from './carrier.ts';
 import { emitMessageEvents } from '../domain/webhooks.ts';
@@ -191,6 +192,9 @@ export const RETRIES_EXHAUSTED = 'RETRIES_EXHAUSTED';
 export const NO_MMS_ROUTE = 'NO_MMS_ROUTE';
 /** ErrorCode of an SMS no carrier of its route takes (no rule matches its recipient; API.md §14.1). */
 export const NO_ROUTE = 'NO_ROUTE';
+
+/** The MMS templates one dispatch round has read, by `accountId:templateId`. */
+type TemplateCache = Map<string, Promise<MmsTemplateRow | undefined>>;
 
 type Outcome =
   | { kind: 'sent'; carrier: string; carrierMessageId: string; receipt: dispatch.AnnouncedReceipt | undefined }
@@ -435,7 +439,9 @@ export class Dispatcher {
       else toSubmit.push({ m, route: route.carriers });
     }
 
-    await Promise.all(toSubmit.map(({ m, route }) => this.submitOne(m, route, outcomes)));
+    // One read of each MMS template per round, however many of its messages the round submits.
+    const templates: TemplateCache = new Map();
+    await Promise.all(toSubmit.map(({ m, route }) => this.submitOne(m, route, outcomes, templates)));
     await this.record(claimed, token, outcomes, round, quiet.settings);
     return round;
   }
@@ -506,9 +512,10 @@ export class Dispatcher {
    * What the carrier is handed: an MMS with a template (queued since migration 011) goes with the
    * template's Message and MediaIds as they are now (API.md §10.7), the Message's merge fields
    * replaced with the recipient's values (API.md §10.6); a template deleted since, or an SMS, with
-   * the message's own text (personalised when it was queued).
+   * the message's own text (personalised when it was queued). "Now" is this round: the round's
+   * messages of one template share one read of it (`templates`).
    */
-  private async outbound(m: ClaimedMessage): Promise<OutboundMessage> {
+  private async outbound(m: ClaimedMessage, templates: TemplateCache): Promise<OutboundMessage> {
     const base = {
       id: m.id,
       accountId: m.account_id,
@@ -520,7 +527,10 @@ export class Dispatcher {
       attempt: m.attempts,
     };
     if (m.type_id !== MESSAGE_TYPE_MMS || m.mms_template_id === null) return base;
-    const template = await findTemplate(this.options.store.db, m.account_id, m.mms_template_id);
+    const key = `${m.account_id}:${m.mms_template_id}`;
+    let read = templates.get(key);
+    if (!read) templates.set(key, (read = findTemplate(this.options.store.db, m.account_id, m.mms_template_id)));
+    const template = await read;
     // The template is read now, so its merge fields are merged now, for this recipient (API.md §10.6).
     const text = template ? await mergeFields(this.options.store.db, m.account_id, m.mobile_phone, template.message) : '';
     return template ? { ...base, text, mediaIds: template.media_ids } : base;
@@ -531,7 +541,12 @@ export class Dispatcher {
    * on a temporary refusal, to the next ready carrier of the route after it, and so on. A throw is
    * a temporary refusal.
    */
-  private async submitOne(m: ClaimedMessage, route: readonly string[], outcomes: Map<number, Outcome>): Promise<void> {
+  private async submitOne(
+    m: ClaimedMessage,
+    route: readonly string[],
+    outcomes: Map<number, Outcome>,
+    templates: TemplateCache,
+  ): Promise<void> {
     let message: OutboundMessage | undefined;
     let result: SubmitResult | undefined;
     let carrier = '';
@@ -552,7 +567,7 @@ export class Dispatcher {
           route.slice(i + 1).some((n) => this.byName.get(n)!.ready() && !(this.byName.get(n)!.troubledUntil > now))
         )
           continue;
-        message ??= await this.outbound(m);
+        message ??= await this.outbound(m, templates);
         carrier = lane.name;
         try {
           result = await lane.carrier.submit(message);

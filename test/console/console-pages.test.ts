@@ -209,21 +209,28 @@ test(
     });
     assert.equal(inbound.status, 201);
     const db = session.store.db;
-    // The attempt's outcome is written after its claim: wait for it, so the loop cannot overwrite Failed.
+    // The message.received delivery only: the hook may also get a message.delivered of an earlier
+    // send, attempted at its own time (a CI run once saw that one mid-attempt, Pending, listed
+    // first). The attempt's outcome is written after its claim and releases the lease: wait for
+    // that, so the loop cannot overwrite Failed.
+    let receivedId = 0;
     await until(async () => {
-      const row = await db.selectFrom('webhook_deliveries').select(['attempts', 'last_error']).executeTakeFirst();
-      return (row?.attempts ?? 0) >= 1 && row?.last_error === 'connection refused';
+      const row = await db
+        .selectFrom('webhook_deliveries')
+        .select(['id', 'attempts', 'last_error', 'lease_token'])
+        .where('event', '=', 'message.received')
+        .executeTakeFirst();
+      receivedId = Number(row?.id ?? 0);
+      return (row?.attempts ?? 0) >= 1 && row?.last_error === 'connection refused' && row.lease_token === null;
     }, 'the first attempt of the delivery');
-    await db.updateTable('webhook_deliveries').set({ status: 'Failed', due_at: null }).execute();
+    await db.updateTable('webhook_deliveries').set({ status: 'Failed', due_at: null }).where('id', '=', receivedId).execute();
     await hook.getByRole('button', { name: 'Deliveries' }).click();
-    // The one that was attempted: a message.delivered of an earlier send may be listed beside it,
-    // in either order (both updated in the same second).
-    const delivery = hook.getByTestId('delivery').filter({ hasText: 'connection refused' }).first();
-    await delivery.waitFor();
+    const delivery = hook.getByTestId('delivery').filter({ hasText: 'message.received' });
+    await delivery.filter({ hasText: 'connection refused' }).waitFor();
     assert.equal(await delivery.getByTestId('delivery-status').innerText(), 'Failed');
     await checkPage(page, 'webhooks');
     await delivery.getByRole('button', { name: 'Redeliver' }).click();
-    await hook.locator('[data-testid="delivery"][data-status="Pending"]').waitFor();
+    await hook.locator('[data-testid="delivery"][data-status="Pending"]').filter({ hasText: 'message.received' }).waitFor();
 
     assert.deepEqual(session.dialogs, [], 'a script of a text ran');
     assert.deepEqual(session.errors, [], 'the browser console shows errors');

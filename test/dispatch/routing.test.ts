@@ -5,7 +5,7 @@
  * messages whose carriers are all not ready wait Queued spending no attempt; a temporary refusal
  * goes on to the next ready carrier at once, a permanent one ends Failed with no failover;
  * NO_ROUTE / NO_MMS_ROUTE refunded (credits add up); the carrier's name is stored with its id; an
- * MMS goes with its template's Message and MediaIds; receipts by (carrier, id): applied once,
+ * MMS goes with its template's Message and MediaIds, read once per round; receipts by (carrier, id): applied once,
  * parked when early and applied by the Sent commit.
  */
 import assert from 'node:assert/strict';
@@ -18,7 +18,7 @@ import type { CarrierSpec } from '../../src/lib/carrier-settings.ts';
 import { createManualClock, type ManualClock } from '../../src/lib/time.ts';
 import { insertMessage } from '../../src/store/repositories/message-log.ts';
 import { debitCredits } from '../../src/store/repositories/credits.ts';
-import { finishMedia, insertMedia, insertTemplate, setTemplateMedia } from '../../src/store/repositories/media.ts';
+import { changeTemplate, finishMedia, insertMedia, insertTemplate, setTemplateMedia } from '../../src/store/repositories/media.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { balanceOf, messageFromDb } from '../helpers/sms.ts';
 import { storeTest } from '../helpers/stores.ts';
@@ -31,7 +31,7 @@ interface Scripted extends Carrier {
 /** A carrier named `name` whose submits `script` decides; `up` is its readiness. */
 function scripted(
   name: string,
-  options: { mms?: boolean; window?: number; script?: (m: OutboundMessage, n: number) => SubmitResult } = {},
+  options: { mms?: boolean; window?: number; script?: (m: OutboundMessage, n: number) => SubmitResult | Promise<SubmitResult> } = {},
 ): Scripted {
   const calls: OutboundMessage[] = [];
   const c: Scripted = {
@@ -279,6 +279,37 @@ storeTest("an MMS is handed its template's Message and MediaIds; one without a t
   assert.equal(byId.get(without)!.text, 'own text');
   assert.equal(byId.get(without)!.mediaIds, undefined);
 });
+
+storeTest(
+  'one round reads each MMS template once for all its messages; the next round reads it again (a change between rounds is what goes)',
+  async (t) => {
+    const ctx = await buildTestApp(t);
+    const demo = await ctx.seed();
+    const template = await insertTemplate(ctx.store.db, demo.account.id, { name: 'promo', subject: 'S', message: 'first text' }, 0);
+    // The first submit changes the template, and its window slot frees only once that is written:
+    // a message of the same round reading the template again would see the new text.
+    const tw = scripted('tw', {
+      mms: true,
+      window: 2,
+      script: async (m, n) => {
+        if (n === 1) await changeTemplate(ctx.store.db, demo.account.id, template, { message: 'second text' }, 0);
+        return { kind: 'accepted', carrierMessageId: `tw-${m.id}` };
+      },
+    });
+    const d = dispatcherOf(ctx, [tw], undefined, clockNow());
+    for (let i = 0; i < 6; i++) await queue(ctx, demo, `1555123450${i}`, { mms: true, template });
+    const first = await d.runOnce();
+    assert.equal(first.claimed, 6);
+    assert.deepEqual(
+      tw.calls.map((m) => m.text),
+      Array(6).fill('first text'),
+      'the whole round goes with the template as the round read it',
+    );
+    await queue(ctx, demo, '15551234599', { mms: true, template });
+    await d.drain();
+    assert.equal(tw.calls.at(-1)!.text, 'second text', 'the next round reads the template as it is now');
+  },
+);
 
 storeTest(
   "receipts by (carrier, id): applied once; early ones parked and applied by the Sent commit; another carrier's id untouched",
