@@ -39,7 +39,9 @@ const NOT_BUILT =
  * `GET /console`, the web console (docs/guides/console.md), outside /v1 like /docs: no token, no
  * rate limit (the page itself holds no data; every call it makes goes through /v1 with the token).
  * `/console` answers index.html (`Cache-Control: no-cache`, so a new build is picked up at once),
- * `/console/assets/…` the hashed files (cached for a year, immutable). Every response carries
+ * `/console/assets/…` the hashed files (cached for a year, immutable); a file is sent Brotli- or
+ * gzip-encoded when the browser accepts it and the build has that copy (`Vary: Accept-Encoding`
+ * on every file answer). Every response carries
  * CONSOLE_CSP, `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer`. When `dir`
  * holds no build, `/console` and everything below answer 503 with a page saying how to build it.
  * @param dir the built console (default defaultConsoleDir()).
@@ -65,8 +67,14 @@ export function registerConsole(app: FastifyInstance, dir: string = defaultConso
       redirect: false,
       cacheControl: false,
       dotfiles: 'deny',
+      // The build's `.br` and `.gz` copies (scripts/build-console.ts) are sent to a browser that
+      // accepts them, Brotli first; the file itself otherwise.
+      preCompressed: true,
       setHeaders: (res, path) => {
-        res.setHeader('Cache-Control', path.endsWith('.html') ? 'no-cache' : IMMUTABLE);
+        // `path` is the file sent: index.html.br is still the page.
+        res.setHeader('Cache-Control', /\.html(?:\.br|\.gz)?$/.test(path) ? 'no-cache' : IMMUTABLE);
+        // The answer depends on Accept-Encoding: a shared cache must keep one copy per encoding.
+        res.setHeader('Vary', 'Accept-Encoding');
       },
     });
     // The page's path (canonicalUrl makes `/console/` this one too).

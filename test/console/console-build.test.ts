@@ -1,12 +1,13 @@
 /**
  * The console's build (scripts/build-console.ts, Vite) into a temp dir: hashed asset names, all
  * the JavaScript at most 150 KB gzipped, no inline script or style attribute in index.html, and no
- * asset that loads anything from another host.
+ * asset that loads anything from another host; the script, style sheet and page have Brotli and
+ * gzip copies that decode to their bytes exactly.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildConsole } from '../../scripts/build-console.ts';
@@ -22,10 +23,25 @@ test('console: the build is hashed, small, and loads nothing from another host',
   t.after(() => rmSync(out, { recursive: true, force: true }));
   assert.equal(await buildConsole(out), true);
 
-  const assets = readdirSync(join(out, 'assets'));
+  const all = readdirSync(join(out, 'assets'));
+  const assets = all.filter((name) => !/\.(br|gz)$/.test(name));
   const js = assets.filter((name) => name.endsWith('.js'));
   assert.ok(js.length >= 1, 'no JavaScript was built');
   for (const name of assets) assert.match(name, /-[A-Za-z0-9_-]{8}\.(js|css|svg)$/, `${name} has no content hash`);
+
+  // The encoded copies /console sends (src/http/console.ts): every script and style sheet, and the
+  // page, has both, each smaller than the file and decoding to it byte for byte.
+  const encoded = all.filter((name) => /\.(br|gz)$/.test(name));
+  for (const name of encoded) assert.ok(assets.includes(name.slice(0, -3)), `${name} is the copy of a file of the build`);
+  for (const file of [...assets.filter((name) => /\.(js|css)$/.test(name)).map((name) => join('assets', name)), 'index.html']) {
+    const bytes = readFileSync(join(out, file));
+    if (file === 'index.html' && bytes.length < 1024) continue; // too small to be worth it
+    const br = readFileSync(join(out, `${file}.br`));
+    const gz = readFileSync(join(out, `${file}.gz`));
+    assert.ok(br.length < bytes.length && gz.length < bytes.length, `${file}: the copies are smaller`);
+    assert.ok(brotliDecompressSync(br).equals(bytes), `${file}.br decodes to ${file}`);
+    assert.ok(gunzipSync(gz).equals(bytes), `${file}.gz decodes to ${file}`);
+  }
 
   const gzipped = js.reduce((n, name) => n + gzipSync(readFileSync(join(out, 'assets', name)), { level: 9 }).length, 0);
   t.diagnostic(`console JavaScript: ${(gzipped / 1024).toFixed(1)} KB gzipped`);

@@ -6,6 +6,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildApp } from '../../src/app.ts';
@@ -13,7 +14,7 @@ import { CONSOLE_CSP } from '../../src/http/console.ts';
 import { migrateToLatest, openStore } from '../../src/store/db.ts';
 import { testConfig } from '../helpers/app.ts';
 
-async function consoleApp(t: { after(fn: () => unknown): void }, files: Record<string, string>) {
+async function consoleApp(t: { after(fn: () => unknown): void }, files: Record<string, string | Buffer>) {
   const dir = mkdtempSync(join(tmpdir(), 'msgsvc-console-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const consoleDir = join(dir, 'console');
@@ -88,6 +89,56 @@ test('console: /console is index.html (no-cache), assets are immutable, all with
 
   const traversal = await app.inject({ method: 'GET', url: '/console/../package.json' });
   assert.notEqual(traversal.statusCode, 200);
+});
+
+test('console: a file is sent Brotli- or gzip-encoded when the browser accepts it and the build has that copy; Vary: Accept-Encoding', async (t) => {
+  const html = `<!doctype html><title>t</title>${'<p>page</p>'.repeat(200)}`;
+  const script = `console.log(${JSON.stringify('x'.repeat(4000))});\n`;
+  const app = await consoleApp(t, {
+    'index.html': html,
+    'index.html.br': brotliCompressSync(html),
+    'index.html.gz': gzipSync(html),
+    'assets/index-AbC123.js': script,
+    'assets/index-AbC123.js.gz': gzipSync(script), // a gzip copy only
+    'assets/index-XyZ789.css': 'b{}',
+  });
+  const get = (url: string, acceptEncoding?: string) =>
+    app.inject({ method: 'GET', url, headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } });
+
+  const br = await get('/console', 'gzip, deflate, br');
+  assert.equal(br.statusCode, 200);
+  assert.equal(br.headers['content-encoding'], 'br', 'Brotli first when both are accepted');
+  assert.equal(brotliDecompressSync(br.rawPayload).toString(), html);
+  assert.match(String(br.headers['content-type']), /^text\/html/);
+  assert.equal(br.headers['cache-control'], 'no-cache', 'the encoded page is still the page');
+  assert.match(String(br.headers.vary), /accept-encoding/i);
+  assertSecurityHeaders(br.headers);
+
+  const gz = await get('/console', 'gzip');
+  assert.equal(gz.headers['content-encoding'], 'gzip');
+  assert.equal(gunzipSync(gz.rawPayload).toString(), html);
+
+  for (const acceptEncoding of [undefined, 'identity']) {
+    const plain = await get('/console', acceptEncoding);
+    assert.equal(plain.headers['content-encoding'], undefined, `Accept-Encoding: ${acceptEncoding}`);
+    assert.equal(plain.body, html);
+    assert.match(String(plain.headers.vary), /accept-encoding/i, 'the plain answer varies too');
+  }
+
+  // Brotli accepted, but the build has only a gzip copy of this file: gzip.
+  const js = await get('/console/assets/index-AbC123.js', 'br, gzip');
+  assert.equal(js.headers['content-encoding'], 'gzip');
+  assert.equal(gunzipSync(js.rawPayload).toString(), script);
+  assert.match(String(js.headers['content-type']), /javascript/);
+  assert.equal(js.headers['cache-control'], 'public, max-age=31536000, immutable');
+
+  // No copy at all (a file too small to be worth one): the file itself.
+  const css = await get('/console/assets/index-XyZ789.css', 'br, gzip');
+  assert.equal(css.headers['content-encoding'], undefined);
+  assert.equal(css.body, 'b{}');
+
+  const missing = await get('/console/assets/nope-123.js', 'br, gzip');
+  assert.equal(missing.statusCode, 404);
 });
 
 test('console: without a build, /console answers 503 with how to build it', async (t) => {
