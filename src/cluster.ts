@@ -123,6 +123,9 @@ async function runPrimary(config: Config): Promise<void> {
   // must not share its descriptors (relayLines says why: a worker starting or exiting would leave
   // them blocking). Standard input is no worker's business.
   cluster.setupPrimary({ stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  // A standard error whose reader has gone (EPIPE) must not stop the primary when it relays a
+  // worker's: the lines are lost, as the log's are (src/http/log.ts).
+  process.stderr.on('error', () => {});
   const fork = () => {
     const worker = cluster.fork({ [CLUSTER_WORKER_ENV]: '1' });
     started.set(worker.id, { startedAt: Date.now(), listening: false });

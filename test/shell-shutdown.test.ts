@@ -155,3 +155,33 @@ describe('msgsvc serve --workers 2, a worker restarting', () => {
     },
   );
 });
+
+describe('msgsvc serve --workers 2, stderr gone', () => {
+  test(
+    "a worker's standard error relayed to a standard error whose reader has gone does not stop the primary",
+    { skip: skip || (existsSync('/proc/self/fdinfo') ? false : 'needs /proc (Linux)'), timeout: 60_000 },
+    async (t) => {
+      const { server, base, token } = await serveSeeded(t, ['--workers', '2']);
+      const primary = server.child.pid!;
+      const workers = await until('two workers', async () => {
+        const pids = await workerPids(primary);
+        return pids.length === 2 ? pids : undefined;
+      });
+      server.child.stderr!.destroy();
+      // SIGUSR1 opens Node's inspector in the worker, which says so on its standard error: the
+      // primary relays that line into a pipe nobody reads any more (EPIPE).
+      process.kill(workers[0]!, 'SIGUSR1');
+      await sleep(1000);
+      const balance = `${base}/v1/credits/balance?access_token=${encodeURIComponent(token)}`;
+      for (let i = 0; i < 10; i++) {
+        const res = await fetch(balance, { signal: AbortSignal.timeout(5000) });
+        assert.equal(res.status, 200, 'the cluster still answers');
+        await res.arrayBuffer();
+      }
+      server.child.kill('SIGTERM');
+      const exited = await within(server.exited, 10_000);
+      if (!exited) server.child.kill('SIGKILL');
+      assert.deepEqual(exited, { code: 0, signal: null }, 'the primary lived on, and exits 0 on SIGTERM');
+    },
+  );
+});
