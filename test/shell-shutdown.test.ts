@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { serveSeeded, workerPids } from './helpers/cli.ts';
+import { serveSeeded, workerPids, type ServeProcess } from './helpers/cli.ts';
 import { until } from './helpers/wait.ts';
 import { testStoreKind } from './helpers/stores.ts';
 
@@ -105,22 +105,53 @@ for (const args of [
   });
 }
 
+/** Without /proc (not Linux) the worker processes cannot be found. */
+const skipCluster = skip || (existsSync('/proc/self/fdinfo') ? false : 'needs /proc (Linux)');
+
+/** `serve --workers 2` with a seeded account, once both workers run: the primary's and the workers' pids, and a balance URL. */
+async function startCluster(t: { after(fn: () => unknown): void }) {
+  const { server, base, token } = await serveSeeded(t, ['--workers', '2']);
+  const primary = server.child.pid!;
+  const workers = await until('two workers', async () => {
+    const pids = await workerPids(primary);
+    return pids.length === 2 ? pids : undefined;
+  });
+  return { server, primary, workers, balance: `${base}/v1/credits/balance?access_token=${encodeURIComponent(token)}` };
+}
+
+/** `count` balance requests, one at a time, each answered 200 within 5 s. */
+async function answersBalance(balance: string, count: number, what: string): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const res = await fetch(balance, { signal: AbortSignal.timeout(5000) });
+    assert.equal(res.status, 200, what);
+    await res.arrayBuffer();
+  }
+}
+
+/** Sends SIGTERM and expects exit 0 within 10 s (SIGKILL otherwise, so that the test ends). */
+async function stopsWithin10s(t: { diagnostic(message: string): void }, server: ServeProcess): Promise<void> {
+  const sigtermAt = Date.now();
+  server.child.kill('SIGTERM');
+  const exited = await within(server.exited, 10_000);
+  if (exited) t.diagnostic(`exited ${Date.now() - sigtermAt} ms after SIGTERM`);
+  else server.child.kill('SIGKILL');
+  assert.deepEqual(
+    exited,
+    { code: 0, signal: null },
+    `exit 0 within 10 s of SIGTERM (undefined: still running)\nstderr:\n${server.stderr}`,
+  );
+}
+
 describe('msgsvc serve --workers 2, a worker restarting', () => {
   test(
     'while stdout is a pipe nobody reads, a worker that exits and its replacement leave the primary and the other worker writing without blocking: requests are answered and SIGTERM exits 0 within 10 s',
-    { skip: skip || (existsSync('/proc/self/fdinfo') ? false : 'needs /proc (Linux)'), timeout: 60_000 },
+    { skip: skipCluster, timeout: 60_000 },
     async (t) => {
       // The cause this guards against: the non-blocking mode belongs to the open file, which
       // inherited descriptors share; forking a child makes its stdio blocking (libuv), and a Node
       // process restores its starting mode when it exits. With the workers sharing the primary's
       // stdout, one worker exiting left it blocking, and the next write to the full pipe waited forever.
-      const { server, base, token } = await serveSeeded(t, ['--workers', '2']);
-      const primary = server.child.pid!;
-      const workers = await until('two workers', async () => {
-        const pids = await workerPids(primary);
-        return pids.length === 2 ? pids : undefined;
-      });
-      const balance = `${base}/v1/credits/balance?access_token=${encodeURIComponent(token)}`;
+      const { server, primary, workers, balance } = await startCluster(t);
 
       // The reader stops reading for good; ~2 MB of log lines fill the pipe.
       server.child.stdout!.pause();
@@ -136,22 +167,8 @@ describe('msgsvc serve --workers 2, a worker restarting', () => {
       await sleep(300); // the primary's and the workers' next log batches are due every 100 ms
       assert.ok(stdoutNonBlocking(primary), "the primary's stdout is still non-blocking");
 
-      for (let i = 0; i < 20; i++) {
-        const res = await fetch(balance, { signal: AbortSignal.timeout(5000) });
-        assert.equal(res.status, 200, 'answered after the restart with the output still full');
-        await res.arrayBuffer();
-      }
-
-      const sigtermAt = Date.now();
-      server.child.kill('SIGTERM');
-      const exited = await within(server.exited, 10_000);
-      if (exited) t.diagnostic(`exited ${Date.now() - sigtermAt} ms after SIGTERM`);
-      else server.child.kill('SIGKILL');
-      assert.deepEqual(
-        exited,
-        { code: 0, signal: null },
-        `exit 0 within 10 s of SIGTERM (undefined: still running)\nstderr:\n${server.stderr}`,
-      );
+      await answersBalance(balance, 20, 'answered after the restart with the output still full');
+      await stopsWithin10s(t, server);
     },
   );
 });
@@ -159,29 +176,16 @@ describe('msgsvc serve --workers 2, a worker restarting', () => {
 describe('msgsvc serve --workers 2, stderr gone', () => {
   test(
     "a worker's standard error relayed to a standard error whose reader has gone does not stop the primary",
-    { skip: skip || (existsSync('/proc/self/fdinfo') ? false : 'needs /proc (Linux)'), timeout: 60_000 },
+    { skip: skipCluster, timeout: 60_000 },
     async (t) => {
-      const { server, base, token } = await serveSeeded(t, ['--workers', '2']);
-      const primary = server.child.pid!;
-      const workers = await until('two workers', async () => {
-        const pids = await workerPids(primary);
-        return pids.length === 2 ? pids : undefined;
-      });
+      const { server, workers, balance } = await startCluster(t);
       server.child.stderr!.destroy();
       // SIGUSR1 opens Node's inspector in the worker, which says so on its standard error: the
       // primary relays that line into a pipe nobody reads any more (EPIPE).
       process.kill(workers[0]!, 'SIGUSR1');
       await sleep(1000);
-      const balance = `${base}/v1/credits/balance?access_token=${encodeURIComponent(token)}`;
-      for (let i = 0; i < 10; i++) {
-        const res = await fetch(balance, { signal: AbortSignal.timeout(5000) });
-        assert.equal(res.status, 200, 'the cluster still answers');
-        await res.arrayBuffer();
-      }
-      server.child.kill('SIGTERM');
-      const exited = await within(server.exited, 10_000);
-      if (!exited) server.child.kill('SIGKILL');
-      assert.deepEqual(exited, { code: 0, signal: null }, 'the primary lived on, and exits 0 on SIGTERM');
+      await answersBalance(balance, 10, 'the cluster still answers');
+      await stopsWithin10s(t, server);
     },
   );
 });
