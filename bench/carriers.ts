@@ -54,13 +54,11 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { benchDatabase, postgresReachable } from './lib/databases.ts';
 import { startFakeProvider, type FakeProvider } from './lib/fake-provider.ts';
-import { freePort, msgsvcStartFlags, startServer, stopAll, type Server } from './lib/procs.ts';
-import { issueToken } from '../src/domain/accounts.ts';
+import { cpuSeconds, freePort, msgsvcStartFlags, runQueueSeconds, startServer, stopAll, type Server } from './lib/procs.ts';
+import { seedGroupAccount } from './lib/seed.ts';
 import { pngImage } from '../src/lib/sample-images.ts';
-import { inTransaction, migrateToLatest, openStore, type Store } from '../src/store/db.ts';
+import { migrateToLatest, openStore, type Store } from '../src/store/db.ts';
 import * as accounts from '../src/store/repositories/accounts.ts';
-import { insertGroup } from '../src/store/repositories/groups.ts';
-import { insertNumber } from '../src/store/repositories/numbers.ts';
 import { chooseEntry } from '../bin/entry.js';
 
 /** One run: a store, a carrier kind, N messages. */
@@ -166,26 +164,6 @@ const NODE_ARGS = ['--no-memory-reducer', ...START_FLAGS];
 const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** CPU seconds (user + system) of `pid` so far, from /proc/PID/stat (NaN when gone). */
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
-
-/** Seconds `pid` has been runnable but waiting for a CPU, from /proc/PID/schedstat (NaN when gone). */
-function runQueueSeconds(pid: number): number {
-  try {
-    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9;
-  } catch {
-    return NaN;
-  }
-}
-
 /** Peak resident memory (VmHWM) of `pid`, MiB (NaN when gone). */
 function peakRssMiB(pid: number): number {
   try {
@@ -218,31 +196,6 @@ function carriersSetting(kind: CarrierRunKind, fake: FakeProvider): string {
   return carrier === 'twilio'
     ? `${name}=twilio+http://${TWILIO_SID}:${TWILIO_TOKEN}@127.0.0.1:${fake.port}?${flow}`
     : `${name}=android://${PHONE_USER}:${PHONE_PASSWORD}@127.0.0.1:${fake.port}?number=%2B${ACTIVE_NUMBER}&key=${PHONE_KEY}&${flow}`;
-}
-
-/** One account with `n` contacts (none opted out) in one group, an Active number, `credits` credits. */
-async function seed(store: Store, n: number, credits: number): Promise<{ accountId: number; token: string; groupId: number }> {
-  const now = Math.floor(Date.now() / 1000);
-  const { accountId, groupId } = await inTransaction(store, async (tx) => {
-    const accountId = await accounts.createAccount(tx, 'Carriers bench', now);
-    await accounts.changeCredits(tx, accountId, credits, 'set', now);
-    await insertNumber(tx, accountId, ACTIVE_NUMBER, 0, null, now);
-    const groupId = await insertGroup(tx, accountId, { name: 'Everyone', note: '', keywordId: 0, parentId: 0 }, now);
-    // Contacts +1 200 000 0000, +1 200 000 0001, … (valid US lengths), in one statement.
-    const numbers =
-      store.dialect === 'postgres'
-        ? sql`select cast(12000000000 + i as text) as d from generate_series(0, ${n - 1}) as s(i)`
-        : sql`select cast(12000000000 + i as text) as d from (with recursive s(i) as (select 0 union all select i + 1 from s where i < ${n - 1}) select i from s)`;
-    await sql`insert into contacts (account_id, number, number_e164, opted_out, first_name, last_name, birthday, email, zip, city, created_at, updated_at)
-      select ${accountId}, d, '+' || d, 0, 'Bench', '', null, '', '', '', ${now}, ${now} from (${numbers}) as n`.execute(tx);
-    await sql`insert into group_members (account_id, group_id, contact_id) select ${accountId}, ${groupId}, id from contacts where account_id = ${accountId}`.execute(
-      tx,
-    );
-    return { accountId, groupId };
-  });
-  const { token } = await issueToken(store, accountId, 'bench');
-  if (store.dialect === 'postgres') await sql`analyze`.execute(store.db);
-  return { accountId, token, groupId };
 }
 
 /** `msgsvc serve` with the dispatcher off and the run's carrier configured (its callback and media routes exist). */
@@ -439,7 +392,13 @@ async function runOne(kind: CarrierRunKind, storeKind: 'sqlite' | 'postgres', ap
     const store = openStore(db.config);
     try {
       await migrateToLatest(store);
-      const { accountId, token, groupId } = await seed(store, n, n * k.credits + SPARE_CREDITS);
+      const { accountId, token, groupId } = await seedGroupAccount(store, {
+        name: 'Carriers bench',
+        number: ACTIVE_NUMBER,
+        credits: n * k.credits + SPARE_CREDITS,
+        // Contacts +1 200 000 0000, +1 200 000 0001, … (valid US lengths).
+        ranges: [{ prefix: '1', first: 2_000_000_000, count: n }],
+      });
       fake = await startFakeProvider(
         k.carrier === 'twilio'
           ? { kind: 'twilio', user: TWILIO_SID, password: TWILIO_TOKEN }

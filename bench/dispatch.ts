@@ -41,14 +41,12 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { benchDatabase, postgresReachable } from './lib/databases.ts';
-import { issueToken } from '../src/domain/accounts.ts';
-import { inTransaction, migrateToLatest, openStore, type Store } from '../src/store/db.ts';
+import { migrateToLatest, openStore, type Store } from '../src/store/db.ts';
 import * as accounts from '../src/store/repositories/accounts.ts';
-import { insertGroup } from '../src/store/repositories/groups.ts';
-import { insertNumber } from '../src/store/repositories/numbers.ts';
 import type { DispatchBenchResult, DispatchRun } from './report.ts';
 import { buildCopy } from './lib/build.ts';
-import { freePort, startServer, stopAll } from './lib/procs.ts';
+import { cpuSeconds, freePort, msgsvcStartFlags, runQueueSeconds, startServer, stopAll } from './lib/procs.ts';
+import { seedGroupAccount } from './lib/seed.ts';
 import { chooseEntry } from '../bin/entry.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -74,16 +72,8 @@ const TARGET_RATE = 5000;
 const ACTIVE_NUMBER = '55155';
 const SPARE_CREDITS = 1000;
 
-// The node flags `npm start` gives msgsvc (package.json), so this measures what runs in production.
-const START_FLAGS = (
-  /^node((?:\s+--\S+)*)\s+bin\/msgsvc\.js/.exec(
-    (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '',
-  )?.[1] ?? ''
-)
-  .trim()
-  .split(/\s+/)
-  .filter(Boolean);
-const NODE_ARGS = ['--no-memory-reducer', ...START_FLAGS];
+// The node flags `npm start` gives msgsvc, so this measures what runs in production.
+const NODE_ARGS = ['--no-memory-reducer', ...msgsvcStartFlags(ROOT)];
 
 const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
 const load1 = () => round(loadavg()[0]!, 2);
@@ -95,50 +85,6 @@ function procStatus(pid: number, field: string): number {
   } catch {
     return NaN;
   }
-}
-
-/** Seconds `pid` has been runnable but waiting for a CPU (another process had it): /proc/PID/schedstat. */
-function runQueueSeconds(pid: number): number {
-  try {
-    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9;
-  } catch {
-    return NaN;
-  }
-}
-
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
-
-/** One account with N contacts (none opted out), all in one group; an Active number; N + spare credits. */
-async function seed(store: Store): Promise<{ accountId: number; token: string; groupId: number }> {
-  const now = Math.floor(Date.now() / 1000);
-  const { accountId, groupId } = await inTransaction(store, async (tx) => {
-    const accountId = await accounts.createAccount(tx, 'Dispatch bench', now);
-    await accounts.changeCredits(tx, accountId, N + SPARE_CREDITS, 'set', now);
-    await insertNumber(tx, accountId, ACTIVE_NUMBER, 0, null, now);
-    const groupId = await insertGroup(tx, accountId, { name: 'Everyone', note: '', keywordId: 0, parentId: 0 }, now);
-    // Contacts +1 200 000 0000, +1 200 000 0001, … (valid US lengths), in one statement.
-    const numbers =
-      store.dialect === 'postgres'
-        ? sql`select cast(12000000000 + i as text) as d from generate_series(0, ${N - 1}) as s(i)`
-        : sql`select cast(12000000000 + i as text) as d from (with recursive s(i) as (select 0 union all select i + 1 from s where i < ${N - 1}) select i from s)`;
-    await sql`insert into contacts (account_id, number, number_e164, opted_out, first_name, last_name, birthday, email, zip, city, created_at, updated_at)
-      select ${accountId}, d, '+' || d, 0, 'Bench', '', null, '', '', '', ${now}, ${now} from (${numbers}) as n`.execute(tx);
-    await sql`insert into group_members (account_id, group_id, contact_id) select ${accountId}, ${groupId}, id from contacts where account_id = ${accountId}`.execute(
-      tx,
-    );
-    return { accountId, groupId };
-  });
-  const { token } = await issueToken(store, accountId, 'bench');
-  if (store.dialect === 'postgres') await sql`analyze`.execute(store.db);
-  return { accountId, token, groupId };
 }
 
 /** (a): send-group through `msgsvc serve`, dispatcher off. */
@@ -322,7 +268,13 @@ try {
       try {
         await migrateToLatest(store);
         const seededAt = Date.now();
-        const { accountId, token, groupId } = await seed(store);
+        const { accountId, token, groupId } = await seedGroupAccount(store, {
+          name: 'Dispatch bench',
+          number: ACTIVE_NUMBER,
+          credits: N + SPARE_CREDITS,
+          // Contacts +1 200 000 0000, +1 200 000 0001, … (valid US lengths).
+          ranges: [{ prefix: '1', first: 2_000_000_000, count: N }],
+        });
         console.log(
           `${kind}: ${N.toLocaleString('en-US')} contacts in one group, seeded in ${((Date.now() - seededAt) / 1000).toFixed(1)} s`,
         );

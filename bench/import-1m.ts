@@ -39,7 +39,7 @@ import { migrateToLatest, openStore } from '../src/store/db.ts';
 import { insertCustomField } from '../src/store/repositories/custom-fields.ts';
 import { insertGroup } from '../src/store/repositories/groups.ts';
 import { buildCopy } from './lib/build.ts';
-import { freePort, startServer, stopAll } from './lib/procs.ts';
+import { freePort, msgsvcStartFlags, startServer, stopAll } from './lib/procs.ts';
 import { chooseEntry } from '../bin/entry.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -54,16 +54,8 @@ if (via !== 'http' && via !== 'cli') throw new Error('--via is http or cli');
 const TARGET_SECONDS = 60;
 const TARGET_RSS_MB = 300;
 
-// The node flags `npm start` gives msgsvc (package.json), so this measures what runs in production.
-const START_FLAGS = (
-  /^node((?:\s+--\S+)*)\s+bin\/msgsvc\.js/.exec(
-    (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '',
-  )?.[1] ?? ''
-)
-  .trim()
-  .split(/\s+/)
-  .filter(Boolean);
-const NODE_ARGS = ['--no-memory-reducer', ...START_FLAGS];
+// The node flags `npm start` gives msgsvc, so this measures what runs in production.
+const NODE_ARGS = ['--no-memory-reducer', ...msgsvcStartFlags(ROOT)];
 
 const FIRST = ['Olivia', 'Liam', 'Emma', 'Noah', 'Ava', 'Elijah', 'Sophia', 'James'];
 const LAST = ['Smith', 'Johnson', 'Williams', 'Brown', 'Jones', 'Garcia', 'Miller'];

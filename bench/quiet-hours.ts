@@ -34,14 +34,11 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { benchDatabase, postgresReachable } from './lib/databases.ts';
 import { freePort, startServer, stopAll } from './lib/procs.ts';
-import { issueToken } from '../src/domain/accounts.ts';
+import { seedGroupAccount } from './lib/seed.ts';
 import { Dispatcher } from '../src/dispatch/dispatcher.ts';
 import { createSandboxCarrier } from '../src/dispatch/sandbox.ts';
 import { createManualClock } from '../src/lib/time.ts';
-import { inTransaction, migrateToLatest, openStore, type Store } from '../src/store/db.ts';
-import * as accounts from '../src/store/repositories/accounts.ts';
-import { insertGroup } from '../src/store/repositories/groups.ts';
-import { insertNumber } from '../src/store/repositories/numbers.ts';
+import { migrateToLatest, openStore, type Store } from '../src/store/db.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: flags, positionals } = parseArgs({
@@ -68,34 +65,6 @@ const ZONES = [
 ] as const;
 
 const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
-
-/** One account, N contacts (N/5 per zone) in one group, an Active number and N credits. */
-async function seed(store: Store): Promise<{ accountId: number; token: string; groupId: number }> {
-  const now = Math.floor(Date.now() / 1000);
-  const per = N / 5;
-  const { accountId, groupId } = await inTransaction(store, async (tx) => {
-    const accountId = await accounts.createAccount(tx, 'Quiet hours bench', now);
-    await accounts.changeCredits(tx, accountId, N + 1000, 'set', now);
-    await insertNumber(tx, accountId, NUMBER, 0, null, now);
-    const groupId = await insertGroup(tx, accountId, { name: 'Everyone', note: '', keywordId: 0, parentId: 0 }, now);
-    for (const z of ZONES) {
-      const base = 10 ** (z.width - 1);
-      const numbers =
-        store.dialect === 'postgres'
-          ? sql`select ${z.prefix} || cast(${base} + i as text) as d from generate_series(0, ${per - 1}) as s(i)`
-          : sql`select ${z.prefix} || cast(${base} + i as text) as d from (with recursive s(i) as (select 0 union all select i + 1 from s where i < ${per - 1}) select i from s)`;
-      await sql`insert into contacts (account_id, number, number_e164, opted_out, first_name, last_name, birthday, email, zip, city, created_at, updated_at)
-        select ${accountId}, d, '+' || d, 0, 'Bench', '', null, '', '', '', ${now}, ${now} from (${numbers}) as n`.execute(tx);
-    }
-    await sql`insert into group_members (account_id, group_id, contact_id) select ${accountId}, ${groupId}, id from contacts where account_id = ${accountId}`.execute(
-      tx,
-    );
-    return { accountId, groupId };
-  });
-  const { token } = await issueToken(store, accountId, 'bench');
-  if (store.dialect === 'postgres') await sql`analyze`.execute(store.db);
-  return { accountId, token, groupId };
-}
 
 /** (a) quiet hours through PUT /v1/account/settings, then send-group, through `msgsvc serve`. */
 async function queue(appRoot: string, dbUrl: string, token: string, groupId: number): Promise<{ seconds: number; recipients: number }> {
@@ -213,7 +182,13 @@ try {
       const store = openStore(db.config);
       try {
         await migrateToLatest(store);
-        const { accountId, token, groupId } = await seed(store);
+        const { accountId, token, groupId } = await seedGroupAccount(store, {
+          name: 'Quiet hours bench',
+          number: NUMBER,
+          credits: N + 1000,
+          // N/5 contacts per zone: its prefix, then a running counter of the zone's width.
+          ranges: ZONES.map((z) => ({ prefix: z.prefix, first: 10 ** (z.width - 1), count: N / 5 })),
+        });
         const load = round(loadavg()[0]!, 2);
         const sent = await queue(appRoot, db.url, token, groupId);
         if (sent.recipients !== N) throw new Error(`send-group queued ${sent.recipients}, expected ${N}`);

@@ -280,3 +280,23 @@ export function msgsvcStartFlags(root: string): string[] {
   const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
   return (/^node((?:\s+--\S+)*)\s+bin\/msgsvc\.js/.exec(scripts.start ?? '')?.[1] ?? '').trim().split(/\s+/).filter(Boolean);
 }
+
+/** CPU seconds (user + system) `pid` has used so far, from /proc/PID/stat (NaN when it is gone). */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Seconds `pid` has been runnable but waiting for a CPU (another process had it), from /proc/PID/schedstat (NaN when gone). */
+export function runQueueSeconds(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9;
+  } catch {
+    return NaN;
+  }
+}
