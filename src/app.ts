@@ -6,7 +6,9 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import { createTimeFormat, systemClock, type Clock } from './lib/time.ts';
-import { createAuthenticator } from './http/plugins/auth.ts';
+import { authorize, createAuthenticator } from './http/plugins/auth.ts';
+import { NOBODY } from './domain/principal.ts';
+import { setAuditStatus, writeAuditEntry } from './domain/audit.ts';
 import { collectRawBodies, mediaTypeOf } from './http/plugins/body.ts';
 import { createErrorHandler, sendError } from './http/plugins/error-handler.ts';
 import { negotiate, negotiateFormat, negotiateHook } from './http/plugins/negotiate.ts';
@@ -14,11 +16,12 @@ import { createRateLimit } from './http/plugins/rate-limit.ts';
 import { createLogger, logRequest } from './http/log.ts';
 import { parseParams } from './http/query.ts';
 import { allowedMethodsOf, CONTROLLERS, operationsFor, registerCarrierRoutes } from './http/routes/index.ts';
-import { registerOperations } from './http/operation.ts';
+import { auditEntryOf, operationOf, registerOperations } from './http/operation.ts';
 import { createIdempotency } from './http/plugins/idempotency.ts';
 import { registerApiDocs } from './http/docs.ts';
 import { registerConsole } from './http/console.ts';
 import { registerLinkRoutes } from './http/links.ts';
+import { registerSessionRoutes } from './http/session.ts';
 import { fieldsHook } from './http/serializers/fields.ts';
 import {
   castHeaderNames,
@@ -366,6 +369,7 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
       request.rawQuery = q === -1 ? '' : request.url.slice(q + 1);
       request.queryParams = parseParams(request.rawQuery);
       request.accountId = 0;
+      request.principal = NOBODY;
       // Fastify ignores what this returns; the reply is sent either way.
       if (error.code !== 'FST_ERR_BAD_URL' && error.code !== 'FST_ERR_MAX_PARAM_LENGTH') {
         request.format = 'json';
@@ -378,12 +382,16 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
 
   app.decorateRequest('format', 'json');
   app.decorateRequest('accountId', 0);
+  // Set to NOBODY by the first onRequest hook (a decorator cannot hold an object).
+  app.decorateRequest('principal', null as never);
+  app.decorateRequest('auditEntry', undefined);
   app.decorateRequest('queryParams', null as never);
   app.decorateRequest('rawQuery', '');
 
   // Synchronous hooks take `done`: no promise per request (src/http/plugins/* do the same).
   app.addHook('onRequest', (request, reply, done) => {
     reply.raw.setHeader('X-Request-Id', request.id);
+    request.principal = NOBODY;
     if (request.url.length > MAX_URL_BYTES) {
       // The query of a 414 is not read; the steps that still run (error rendering) see none.
       request.queryParams = new Map();
@@ -508,11 +516,31 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
   registerCarrierRoutes(app, routeDeps);
   // GET /l/{code}, the short links of tracked links (docs/API.md §14.4): no token, no rate limit (src/http/links.ts).
   registerLinkRoutes(app, routeDeps);
+  // /console/api/…: sign-in, the session, invites, two-factor and passkeys (docs/API.md §15.3; src/http/session.ts).
+  registerSessionRoutes(app, routeDeps);
   // eslint-disable-next-line @typescript-eslint/require-await -- an async plugin: a throw while registering rejects app.ready()
   app.register(async (api) => {
     api.addHook('onRequest', negotiateHook);
-    api.addHook('onRequest', createAuthenticator(deps.store, config.tokenCacheMs));
+    api.addHook('onRequest', createAuthenticator(deps.store, config.tokenCacheMs, clock));
     api.addHook('onRequest', createRateLimit(config.rateLimit, config.rateWindowSeconds, limits.limiter, rateLimitStats));
+    api.addHook('onRequest', authorize);
+    // API.md §15.5: every authenticated request that is not GET or HEAD has its entry, whatever its
+    // status. A change's entry was written in its transaction with the status of success; this
+    // corrects it when the answer differs, and writes the entry of a request refused before or
+    // by its handler (403, 429, 400, 404, 422, …).
+    api.addHook('onResponse', (request, reply, done) => {
+      if (request.principal.accountId === 0 || request.method === 'GET' || request.method === 'HEAD') return done();
+      const status = reply.statusCode;
+      const entry = request.auditEntry;
+      const write =
+        entry?.entryId !== undefined
+          ? entry.status === status
+            ? undefined
+            : setAuditStatus(deps.store, entry.entryId, status)
+          : writeAuditEntry(deps.store, { ...(entry ?? auditEntryOf(request, operationOf(request), status, clock.nowSeconds())), status });
+      if (write) write.catch((err: unknown) => request.log.error({ err, reqId: request.id }, 'audit entry not written'));
+      done();
+    });
     api.addHook('preSerialization', fieldsHook);
     registerOperations(api, operations, routeDeps, idempotency);
   });

@@ -74,11 +74,13 @@ export interface Config {
   /** How long an idle keep-alive connection stays open (MSGSVC_KEEP_ALIVE_TIMEOUT_MS); above a load balancer's idle timeout. */
   readonly keepAliveTimeoutMs: number;
   /**
-   * How long a resolved access token is trusted before the database is asked again
-   * (MSGSVC_TOKEN_CACHE_MS, default 2000, 0 = off). A revocation by this process, or on SQLite by
-   * any process, applies at once; on PostgreSQL another process's revocation applies within this time.
+   * SQLite only: how long a resolved key is trusted before the database is asked again
+   * (MSGSVC_TOKEN_CACHE_MS, default 2000, 0 = off). A change of a key by any process applies
+   * before the next request all the same; on PostgreSQL keys are never cached (API.md §15.2).
    */
   readonly tokenCacheMs: number;
+  /** Days audit log entries are kept (MSGSVC_AUDIT_DAYS, default 365; API.md §15.5). */
+  readonly auditDays: number;
   /** pino level (LOG_LEVEL). */
   readonly logLevel: string;
   /** Redis for the shared rate limit (REDIS_URL); absent: the limit is kept in this process. */
@@ -254,7 +256,8 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
   { name: 'MSGSVC_MEDIA_BODY_LIMIT', group: 'Requests', kind: 'integer', fallback: 74_448_896, min: 1, max: 4_294_967_296, unit: 'bytes', meaning: 'largest `media/upload` body (larger: 413): the 70.00 MB file plus 1 MiB for the multipart envelope; a file over 70.00 MB inside it gets the 422 of API.md §10.7' },
   { name: 'MSGSVC_REQUEST_TIMEOUT_MS', group: 'Requests', kind: 'integer', fallback: 30_000, min: 100, max: 3_600_000, unit: 'ms', meaning: 'time a client has to send a whole request, headers and body (slower: 408, connection closed)' },
   { name: 'MSGSVC_KEEP_ALIVE_TIMEOUT_MS', group: 'Requests', kind: 'integer', fallback: 72_000, min: 100, max: 3_600_000, unit: 'ms', meaning: 'how long an idle keep-alive connection stays open; keep it above the load balancer\'s idle timeout' },
-  { name: 'MSGSVC_TOKEN_CACHE_MS', group: 'Requests', kind: 'integer', fallback: 2000, min: 0, max: 60_000, unit: 'ms', meaning: 'how long a resolved access token is trusted without asking the database (`0`: off). A revocation by this process applies at once; on SQLite, one by another process within 10 ms; on PostgreSQL, one by another process or instance within this time' },
+  { name: 'MSGSVC_TOKEN_CACHE_MS', group: 'Requests', kind: 'integer', fallback: 2000, min: 0, max: 60_000, unit: 'ms', meaning: 'SQLite only: how long a resolved key is trusted without asking the database (`0`: off). A change of a key (deleted, rolled, changed) by any process applies before the next request all the same (PRAGMA data_version is read on every request). On PostgreSQL keys are never cached: every request reads its key, so a deleted key is refused at once on every instance (API.md §15.2)' },
+  { name: 'MSGSVC_AUDIT_DAYS', group: 'Requests', kind: 'integer', fallback: 365, min: 1, max: 36_500, unit: 'days', meaning: 'how long audit log entries are kept (API.md §15.5); older ones are deleted once an hour, in batches of 1,000' },
   // Rate limit
   { name: 'MSGSVC_RATE_LIMIT', flag: '--rate-limit', group: 'Rate limit', kind: 'integer', fallback: 60, min: 1, max: 1_000_000_000, unit: 'requests', meaning: 'requests per account per window (API.md §6)' },
   { name: 'MSGSVC_RATE_WINDOW', flag: '--rate-window', group: 'Rate limit', kind: 'integer', fallback: 1, min: 1, max: 86_400, unit: 'seconds', meaning: 'the rate-limit window (API.md §6)' },
@@ -533,6 +536,7 @@ export function loadConfig(source: ConfigSource = process.env): Config {
     requestTimeoutMs: integer(source, 'MSGSVC_REQUEST_TIMEOUT_MS'),
     keepAliveTimeoutMs: integer(source, 'MSGSVC_KEEP_ALIVE_TIMEOUT_MS'),
     tokenCacheMs: integer(source, 'MSGSVC_TOKEN_CACHE_MS'),
+    auditDays: integer(source, 'MSGSVC_AUDIT_DAYS'),
     logLevel,
     redisUrl: redisUrl(source.REDIS_URL),
     rateKeyPrefix: rateKeyPrefix(source.MSGSVC_RATE_KEY_PREFIX),

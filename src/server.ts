@@ -9,7 +9,9 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { createDemoAccount, demoCurlLines, type DemoAccount } from './domain/demo.ts';
 import { recordMappers } from './records/index.ts';
-import { createTimeFormat } from './lib/time.ts';
+import { createTimeFormat, nowSeconds } from './lib/time.ts';
+import { purgeExpired } from './domain/housekeeping.ts';
+import { PollLoop } from './dispatch/poll-loop.ts';
 import { migrateToLatest, openStore, type Store } from './store/db.ts';
 import { countAccounts } from './store/repositories/accounts.ts';
 import type { WebhookDeliverer } from './webhooks/deliverer.ts';
@@ -97,10 +99,24 @@ export interface HostLoops {
  * dispatcher runs inside serve unless MSGSVC_DISPATCHER=0; API.md §10.6, scheduled messages are checked and
  * sent wherever the dispatcher runs; API.md §12, webhook deliveries are sent wherever the dispatcher runs.
  */
+/** How often the housekeeping round runs, in ms (one hour). */
+const HOUSEKEEPING_MS = 3_600_000;
+
 export function createHostLoops(config: Config, store: Store, log: FastifyBaseLogger): HostLoops {
   const dispatcher = config.dispatcher ? createDispatcher(config, store, { log }) : undefined;
   const scheduler = config.dispatcher ? createScheduler(config, store, { log }) : undefined;
   const deliverer = config.dispatcher ? createWebhookDeliverer(config, store, { log }) : undefined;
+  // Once an hour (and at start): the audit log's retention, ended sessions, old sign-in failures.
+  const housekeeping = config.dispatcher
+    ? new PollLoop({
+        round: async () => {
+          await purgeExpired(store, nowSeconds(), config.auditDays);
+          return false;
+        },
+        pollMs: HOUSEKEEPING_MS,
+        onError: (err) => log.error({ err }, 'housekeeping round failed'),
+      })
+    : undefined;
   return {
     carrierState: () => dispatcher?.carrierState() ?? 'not running',
     carrierStates: () => dispatcher?.carrierStates(),
@@ -110,9 +126,11 @@ export function createHostLoops(config: Config, store: Store, log: FastifyBaseLo
       await dispatcher?.start();
       scheduler?.start();
       deliverer?.start();
+      housekeeping?.start();
     },
     stop: () =>
-      Promise.resolve(scheduler?.stop())
+      Promise.resolve(housekeeping?.stop())
+        .then(() => scheduler?.stop())
         .then(() => deliverer?.stop())
         .then(() => dispatcher?.stop()),
   };

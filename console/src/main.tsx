@@ -1,15 +1,19 @@
 /**
- * The console's shell: sign-in, the navigation, the "slow down" banner, and the pages by the URL's
- * hash (#/overview, #/messages, #/messages/<id>, #/conversations,
- * #/conversations/<number>, #/compose, #/scheduled,
- * #/contacts, #/groups, #/keywords, #/media, #/webhooks). The hash never holds the token.
+ * The console's shell: the session (sign-in, an invitation, sign-out), the navigation, the "slow
+ * down" banner, and the pages by the URL's hash (#/overview, #/messages, #/messages/<id>,
+ * #/conversations, #/conversations/<number>, #/compose, #/scheduled, #/contacts, #/groups,
+ * #/keywords, #/media, #/webhooks, #/keys, #/people, #/audit, #/settings, #/security,
+ * #/invite/<code>). The session is an HttpOnly cookie: no secret is kept by the page or put in a
+ * URL (an invitation's code is in the fragment, which no server sees). Pages and actions the
+ * session's scopes do not allow are not shown (the server refuses them anyway).
  */
 import { render } from 'preact';
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useState } from 'preact/hooks';
 import 'uplot/dist/uPlot.min.css';
 import './app.css';
-import { createApi, forgetToken, storedToken, storeToken } from './api.ts';
-import { SignIn } from './pages/sign-in.tsx';
+import type { Scope } from '../../src/domain/scopes.ts';
+import { createApi, loadSession, maybeSignedIn, noteSignedIn, signOut, type Session } from './api.ts';
+import { Invite, SignIn } from './pages/sign-in.tsx';
 import { Overview } from './pages/overview.tsx';
 import { Messages } from './pages/messages.tsx';
 import { MessageDetails } from './pages/message-details.tsx';
@@ -21,64 +25,127 @@ import { Groups } from './pages/groups.tsx';
 import { Keywords } from './pages/keywords.tsx';
 import { MediaAndTemplates } from './pages/media.tsx';
 import { Webhooks } from './pages/webhooks.tsx';
+import { Keys } from './pages/keys.tsx';
+import { People } from './pages/people.tsx';
+import { Audit } from './pages/audit.tsx';
+import { AccountSettings } from './pages/settings.tsx';
+import { Security } from './pages/security.tsx';
 
 function currentRoute(): string {
   return location.hash.replace(/^#\/?/, '') || 'overview';
 }
 
-const PAGES: readonly { route: string; label: string }[] = [
+interface PageEntry {
+  route: string;
+  label: string;
+  /** The page's title (document.title), when not its label. */
+  title?: string;
+  /** The scope its list needs: without it the page is not in the navigation. */
+  scope?: Scope;
+  /** Only for a person (not a key): their own password, two-factor and passkeys. */
+  person?: boolean;
+}
+
+const PAGES: readonly PageEntry[] = [
   { route: 'overview', label: 'Overview' },
-  { route: 'messages', label: 'Messages' },
-  { route: 'conversations', label: 'Conversations' },
-  { route: 'compose', label: 'Compose' },
-  { route: 'scheduled', label: 'Scheduled' },
-  { route: 'contacts', label: 'Contacts' },
-  { route: 'groups', label: 'Groups' },
-  { route: 'keywords', label: 'Keywords' },
-  { route: 'media', label: 'Media and templates' },
-  { route: 'webhooks', label: 'Webhooks' },
+  { route: 'messages', label: 'Messages', scope: 'sms:read' },
+  { route: 'conversations', label: 'Conversations', scope: 'sms:read' },
+  { route: 'compose', label: 'Compose', scope: 'sms:write' },
+  { route: 'scheduled', label: 'Scheduled', title: 'Scheduled messages', scope: 'sms:read' },
+  { route: 'contacts', label: 'Contacts', scope: 'contacts:read' },
+  { route: 'groups', label: 'Groups', scope: 'groups:read' },
+  { route: 'keywords', label: 'Keywords', scope: 'keywords:read' },
+  { route: 'media', label: 'Media and templates', scope: 'media:read' },
+  { route: 'webhooks', label: 'Webhooks', scope: 'webhooks:read' },
+  { route: 'keys', label: 'Keys', scope: 'keys:read' },
+  { route: 'people', label: 'People', scope: 'users:read' },
+  { route: 'audit', label: 'Audit log', scope: 'audit:read' },
+  { route: 'settings', label: 'Settings', title: 'Account settings', scope: 'account:read' },
+  { route: 'security', label: 'Security', title: 'Your security', person: true },
 ];
 
+type State = { kind: 'loading' } | { kind: 'signed-out'; expired: boolean } | { kind: 'signed-in'; session: Session };
+
 function App() {
-  const [token, setToken] = useState(storedToken());
+  const [state, setState] = useState<State>({ kind: 'loading' });
   const [route, setRoute] = useState(currentRoute());
   const [slowDown, setSlowDown] = useState<number | null>(null);
-  const [expired, setExpired] = useState(false);
+
+  /**
+   * Asks the server who is signed in (at start, after a sign-in, or to refresh TwoFactor); a
+   * browser that noted no session goes to sign-in without asking. A session noted but gone ended.
+   */
+  const refresh = async () => {
+    if (!maybeSignedIn()) return setState({ kind: 'signed-out', expired: false });
+    let session: Session | undefined;
+    try {
+      session = await loadSession();
+    } catch {
+      session = undefined;
+    }
+    noteSignedIn(session !== undefined);
+    setState(session === undefined ? { kind: 'signed-out', expired: true } : { kind: 'signed-in', session });
+  };
+  /** After a sign-in or an accepted invitation: the cookie is set, the session is read. */
+  const signedIn = () => {
+    noteSignedIn(true);
+    void refresh();
+  };
 
   useEffect(() => {
     const onHash = () => setRoute(currentRoute());
     addEventListener('hashchange', onHash);
+    void refresh();
     return () => removeEventListener('hashchange', onHash);
   }, []);
 
+  const session = state.kind === 'signed-in' ? state.session : undefined;
   const api = useMemo(
     () =>
-      token === undefined
+      session === undefined
         ? undefined
-        : createApi(token, {
+        : createApi(session, {
             unauthorized: () => {
-              setExpired(true);
-              setToken(undefined);
+              noteSignedIn(false);
+              setState({ kind: 'signed-out', expired: true });
             },
             slowDown: (seconds) => setSlowDown(seconds === undefined ? null : seconds),
           }),
-    [token],
+    [session],
   );
 
-  if (api === undefined) {
+  const [page = 'overview', id] = route.split('/');
+  const entry = PAGES.find((p) => p.route === page);
+  const title =
+    page === 'messages' && id
+      ? `Message ${id}`
+      : page === 'conversations' && id
+        ? `Conversation with ${decodeURIComponent(id)}`
+        : entry?.title;
+  // The sign-in and invitation pages set their own titles.
+  useLayoutEffect(() => {
+    if (api !== undefined && page !== 'invite') document.title = `${title ?? entry?.label ?? 'Overview'} · msgsvc console`;
+  }, [api, page, title, entry]);
+
+  if (page === 'invite' && id)
     return (
-      <SignIn
-        expired={expired}
-        onSignIn={(value) => {
-          storeToken(value);
-          setExpired(false);
-          setToken(value);
+      <Invite
+        code={decodeURIComponent(id)}
+        onSignedIn={() => {
+          location.hash = '#/overview';
+          signedIn();
         }}
       />
     );
-  }
+  if (state.kind === 'loading')
+    return (
+      <main>
+        <p role="status">Loading…</p>
+      </main>
+    );
+  if (api === undefined || session === undefined)
+    return <SignIn expired={state.kind === 'signed-out' && state.expired} onSignedIn={signedIn} />;
 
-  const [page, id] = route.split('/');
   let content;
   if (page === 'messages' && id) content = <MessageDetails api={api} id={id} />;
   else if (page === 'messages') content = <Messages api={api} />;
@@ -90,25 +157,37 @@ function App() {
   else if (page === 'keywords') content = <Keywords api={api} />;
   else if (page === 'media') content = <MediaAndTemplates api={api} />;
   else if (page === 'webhooks') content = <Webhooks api={api} />;
+  else if (page === 'keys') content = <Keys api={api} />;
+  else if (page === 'people') content = <People api={api} />;
+  else if (page === 'audit') content = <Audit api={api} />;
+  else if (page === 'settings') content = <AccountSettings api={api} />;
+  else if (page === 'security') content = <Security api={api} onChange={() => void refresh()} />;
   else content = <Overview api={api} />;
 
+  const who = session.User !== null ? session.User.Name || session.User.Email : `key ${session.Key?.Name ?? ''}`;
   return (
     <>
       <header class="top">
         <span class="brand">msgsvc</span>
         <nav aria-label="Pages">
-          {PAGES.map((p) => (
-            <a key={p.route} href={`#/${p.route}`} aria-current={(page || 'overview') === p.route ? 'page' : undefined}>
+          {PAGES.filter((p) => (p.scope === undefined || api.can(p.scope)) && (!p.person || session.User !== null)).map((p) => (
+            <a key={p.route} href={`#/${p.route}`} aria-current={page === p.route ? 'page' : undefined}>
               {p.label}
             </a>
           ))}
         </nav>
+        <span class="who">
+          <span class="visually-hidden">Signed in as </span>
+          <span data-testid="who">{who}</span>
+        </span>
         <button
           type="button"
           class="link"
           onClick={() => {
-            forgetToken();
-            setToken(undefined);
+            noteSignedIn(false);
+            void signOut(session)
+              .catch(() => undefined)
+              .then(() => setState({ kind: 'signed-out', expired: false }));
           }}
         >
           Sign out

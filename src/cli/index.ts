@@ -128,13 +128,16 @@ export function buildCli(shell: ProcessShell): Command {
   const tokensCmd = program.command('tokens').description('manage API tokens');
   tokensCmd
     .command('create')
-    .description('issue a token; prints it once (only its hash is stored)')
+    .description('issue a key with scope * (docs/API.md §15.2); prints its secret once (only its hash is stored)')
     .requiredOption('--account <id>', 'account id', positiveInt)
+    .option('--name <text>', "the key's Name (1 to 64 characters)", 'cli')
     .option('--label <text>', 'a note to recognise the token by', '')
-    .action(async (opts: { account: number; label: string }) => {
+    .action(async (opts: { account: number; label: string; name: string }) => {
+      const name = opts.name.trim();
+      if (name.length < 1 || [...name].length > 64) throw new CliError('--name must be 1 to 64 characters');
       const { token, id } = await withStore(config(), async (store) => {
         await requireAccount(store, opts.account);
-        return issueToken(store, opts.account, opts.label);
+        return issueToken(store, opts.account, opts.label, name);
       });
       process.stderr.write(`token id ${id} for account ${opts.account}; store it now, it is not shown again\n`);
       out(token);

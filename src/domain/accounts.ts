@@ -10,12 +10,13 @@ export function generateToken(): string {
 }
 
 /**
- * Issues a token for an account. Only its SHA-256 hash is stored; the token is returned once.
+ * Issues a token for an account: a key (docs/API.md §15.2) named `name` with scope `*`. Only its
+ * SHA-256 hash is stored; the token is returned once.
  * @returns the token and its row id (for `tokens revoke --id`).
  */
-export async function issueToken(store: Store, accountId: number, label = ''): Promise<{ token: string; id: number }> {
+export async function issueToken(store: Store, accountId: number, label = '', name = 'default'): Promise<{ token: string; id: number }> {
   const token = generateToken();
-  const id = await accounts.insertToken(store.db, accountId, hashToken(token), label, nowSeconds());
+  const id = await accounts.insertToken(store.db, accountId, hashToken(token), label, nowSeconds(), name, token.slice(0, 8));
   return { token, id };
 }
 
@@ -27,4 +28,9 @@ export function creditBalance(store: Store, accountId: number): Promise<number> 
 /** Creates an account with a zero credit balance. Returns its id. */
 export async function createAccount(store: Store, name: string): Promise<number> {
   return inTransaction(store, (tx) => accounts.createAccount(tx, name, nowSeconds()));
+}
+
+/** The account's name, if the account exists. */
+export async function accountName(store: Store, accountId: number): Promise<string | undefined> {
+  return (await accounts.findAccount(store.db, accountId))?.name;
 }

@@ -1,5 +1,5 @@
 import type { CountryCode } from 'libphonenumber-js';
-import type { Store } from '../store/db.ts';
+import { inTransaction, type Store } from '../store/db.ts';
 import * as conversations from '../store/repositories/conversations.ts';
 import type { ConversationRow } from '../records/conversations.ts';
 import { ValidationFailedError } from './errors.ts';
@@ -55,5 +55,6 @@ export async function conversationList(
 export async function markConversationRead(store: Store, accountId: number, mobilePhone: unknown, region: CountryCode): Promise<void> {
   const checked = validate({ MobilePhone: mobilePhone }, MARK_READ_RULES, { region });
   if (checked.errors.length > 0) throw new ValidationFailedError(checked.errors);
-  await conversations.markConversationRead(store.db, accountId, checked.values.MobilePhone!.digits);
+  // One transaction: its audit entry commits with it (API.md §15.5).
+  await inTransaction(store, (tx) => conversations.markConversationRead(tx, accountId, checked.values.MobilePhone!.digits));
 }

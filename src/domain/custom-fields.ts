@@ -113,7 +113,8 @@ export async function viewCustomField(store: Store, accountId: number, id: strin
  * @throws NotFoundError `Object not found: {id}` when the account has no such field.
  */
 export async function deleteCustomField(store: Store, accountId: number, id: string): Promise<void> {
-  await findOr404(id, (n) => fields.deleteCustomField(store.db, accountId, n));
+  // One transaction: its audit entry commits with it (API.md §15.5).
+  await inTransaction(store, (tx) => findOr404(id, (n) => fields.deleteCustomField(tx, accountId, n)));
 }
 
 /** A positive safe integer id, or null when no row can have it. */
@@ -226,7 +227,7 @@ export async function viewEntry(store: Store, accountId: number, id: string): Pr
  * @throws NotFoundError `Object not found: {id}` when the account has no such entry.
  */
 export async function deleteEntry(store: Store, accountId: number, id: string): Promise<void> {
-  await findOr404(id, (n) => fields.deleteEntry(store.db, accountId, n));
+  await inTransaction(store, (tx) => findOr404(id, (n) => fields.deleteEntry(tx, accountId, n)));
 }
 
 /**

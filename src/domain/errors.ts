@@ -24,3 +24,18 @@ export class ValidationFailedError extends Error {
     super('Data Validation Failed.');
   }
 }
+
+/**
+ * A refusal with its own status and headers, for rules whose answer is not a 404 or a 422: the
+ * sign-in lockout (429 with Retry-After), a person's own setting asked for by a key (403).
+ */
+export class HttpStatusError extends Error {
+  override name = 'HttpStatusError';
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+  }
+}

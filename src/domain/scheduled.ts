@@ -330,7 +330,8 @@ export async function scheduleMessage(deps: ScheduleDeps, accountId: number, inp
     ...recurrence,
     shortenLinks: change.shortenLinks ?? false,
   };
-  return scheduled.insertScheduled(deps.store.db, accountId, fields, deps.clock.nowSeconds(), deps.clock.nowMs());
+  // One transaction: its audit entry commits with it (API.md §15.5).
+  return inTransaction(deps.store, (tx) => scheduled.insertScheduled(tx, accountId, fields, deps.clock.nowSeconds(), deps.clock.nowMs()));
 }
 
 /** How many scheduled messages the account has (sms/single-schedule-messages). */

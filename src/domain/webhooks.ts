@@ -151,11 +151,14 @@ export function newSecret(): string {
 export async function createWebhook(deps: WebhookDeps, accountId: number, input: Input): Promise<WebhookRow> {
   const body = await readBody(input, deps, 'create');
   if (body.errors.length > 0) throw new ValidationFailedError(body.errors);
-  return repo.insertWebhook(
-    deps.store.db,
-    accountId,
-    { url: body.url!, events: JSON.stringify(body.events), active: body.active ?? 1, secret: newSecret() },
-    deps.clock.nowSeconds(),
+  // One transaction: its audit entry commits with it (API.md §15.5).
+  return inTransaction(deps.store, (tx) =>
+    repo.insertWebhook(
+      tx,
+      accountId,
+      { url: body.url!, events: JSON.stringify(body.events), active: body.active ?? 1, secret: newSecret() },
+      deps.clock.nowSeconds(),
+    ),
   );
 }
 

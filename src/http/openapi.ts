@@ -284,6 +284,12 @@ const ERROR_RESPONSES: Record<string, Json> = {
     headers: VARY,
     content: errorContent(ERROR),
   },
+  '403': {
+    description:
+      "Forbidden: `You are not allowed to perform this action.` The credential lacks the operation's scope (`x-scope`), or a request with the session cookie that is not GET or HEAD lacks the right `X-CSRF-Token` (docs/API.md §15).",
+    headers: { ...VARY, ...RATE_HEADERS },
+    content: errorContent(ERROR),
+  },
   '404': {
     description: 'Not Found: `Object not found: {id}` (missing, or owned by another account).',
     headers: { ...VARY, ...RATE_HEADERS, ...REPLAYED },
@@ -343,6 +349,7 @@ const ERROR_RESPONSES: Record<string, Json> = {
 const ERROR_NAMES: Record<string, string> = {
   '400': 'BadRequest',
   '401': 'Unauthorized',
+  '403': 'Forbidden',
   '404': 'NotFound',
   '405': 'MethodNotAllowed',
   '406': 'NotAcceptable',
@@ -367,7 +374,7 @@ const ERROR_COMPONENTS: Record<string, Json> = Object.fromEntries(
 function errorStatuses(op: Operation): string[] {
   const query = (op.schema.query as Json | undefined)?.properties as Record<string, unknown> | undefined;
   const hasBody = op.body.kind !== 'none';
-  const statuses = ['400', '401'];
+  const statuses = ['400', '401', '403'];
   if (query && 'id' in query) statuses.push('404');
   statuses.push('405', '406');
   if (op.idempotent) statuses.push('409');
@@ -560,6 +567,7 @@ export function buildOpenApi(operations: readonly Operation[], options: OpenApiO
         operationId: operationId(op, method, index),
         summary: op.summary,
         tags: [tag],
+        'x-scope': op.scope,
         parameters: parameters(op),
         ...(body ? { requestBody: body } : {}),
         responses,
@@ -616,7 +624,7 @@ export function buildOpenApi(operations: readonly Operation[], options: OpenApiO
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/' }],
-    security: [{ access_token: [] }],
+    security: [{ access_token: [] }, { bearer: [] }, { session: [] }],
     tags: [
       ...tags.map((name) => ({ name, description: `/v1/${name}/…` })),
       { name: 'probes', description: 'Liveness and readiness, without a token.' },
@@ -664,7 +672,18 @@ export function buildOpenApi(operations: readonly Operation[], options: OpenApiO
           type: 'apiKey',
           in: 'query',
           name: 'access_token',
-          description: 'The account token (API.md §1.2). Repeated: the last wins.',
+          description: "A key's secret (API.md §1.2, §15.2). Repeated: the last wins. Used when Authorization is given too.",
+        },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: "A key's secret as `Authorization: Bearer {secret}` (API.md §15.2).",
+        },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'msgsvc_session',
+          description: "The console's session (API.md §15.4); a request that is not GET or HEAD also needs `X-CSRF-Token`.",
         },
       },
     },

@@ -5,6 +5,10 @@ import type { Config } from '../config.ts';
 import type { Input } from '../domain/validation.ts';
 import type { Clock, TimeFormat } from '../lib/time.ts';
 import type { Store } from '../domain/store.ts';
+import { scopeOf, type Resource, type Scope } from '../domain/scopes.ts';
+import type { Principal } from '../domain/principal.ts';
+import { runAudited, writeAuditEntry, type AuditEntry } from '../domain/audit.ts';
+import { systemClock } from '../lib/time.ts';
 import { readBody } from './plugins/body.ts';
 import { requiredId, requiredParam } from './params.ts';
 import { resolvePage, setPaginationHeaders } from './serializers/pagination.ts';
@@ -46,6 +50,8 @@ export interface OperationContext {
   readonly reply: FastifyReply;
   /** The authenticated account; every query is scoped to it. */
   readonly accountId: number;
+  /** Who the request acts as: a key or a person, with the scopes held (API.md §15). */
+  readonly principal: Principal;
   /** The negotiated response format (API.md §2). */
   readonly format: 'json' | 'xml';
   /**
@@ -94,6 +100,16 @@ export interface Operation {
   readonly path: string;
   /** Methods it answers; GET also answers HEAD (API.md §1.4). */
   readonly methods: readonly Method[];
+  /**
+   * The resource whose scope it needs (API.md §15.1): required, so that no operation can be
+   * declared without a scope.
+   */
+  readonly resource: Resource;
+  /**
+   * The scope a credential must hold: `{resource}:read` for GET, `{resource}:write` otherwise
+   * (derived from `resource` and `methods` by defineOperation; `x-scope` in the OpenAPI document).
+   */
+  readonly scope: Scope;
   /** One line saying what it does (OpenAPI summary). */
   readonly summary: string;
   /** Its body: kind, and its own size limit in bytes (default: MSGSVC_BODY_LIMIT). */
@@ -126,7 +142,7 @@ export interface Operation {
   readonly handler: (deps: RouteDeps) => (ctx: OperationContext) => Promise<unknown>;
 }
 
-type OperationInput = Omit<Operation, 'body' | 'produces' | 'idempotent' | 'schema'> &
+type OperationInput = Omit<Operation, 'body' | 'produces' | 'idempotent' | 'schema' | 'scope'> &
   Partial<Pick<Operation, 'body' | 'produces' | 'idempotent' | 'schema'>>;
 
 /**
@@ -137,6 +153,7 @@ export function defineOperation(op: OperationInput): Operation {
   const writes = op.methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH');
   return {
     ...op,
+    scope: scopeOf(op.resource, op.methods),
     body: op.body ?? { kind: writes ? 'json-or-form' : 'none' },
     produces: op.produces ?? 'record',
     idempotent: op.idempotent ?? false,
@@ -145,6 +162,10 @@ export function defineOperation(op: OperationInput): Operation {
 }
 
 declare module 'fastify' {
+  interface FastifyRequest {
+    /** The audit entry of a request that is not GET or HEAD (API.md §15.5), once its handler started. */
+    auditEntry: AuditEntry | undefined;
+  }
   interface FastifyContextConfig {
     /** The descriptor of the operation this route serves (absent on /healthz, /readyz). */
     operation?: Operation;
@@ -183,6 +204,9 @@ class Context implements OperationContext {
   ) {}
   get accountId() {
     return this.request.accountId;
+  }
+  get principal() {
+    return this.request.principal;
   }
   get format() {
     return this.request.format;
@@ -235,6 +259,30 @@ class Context implements OperationContext {
   }
 }
 
+/** The OpenAPI operationId of `op` as reached with `method`: `groups.update`, `groups.update.patch` (API.md §15.5 Operation). */
+export function operationIdOf(op: Operation, method: string): string {
+  const index = op.methods.indexOf(method as Method);
+  return index <= 0 ? op.id : `${op.id}.${method.toLowerCase()}`;
+}
+
+/**
+ * A new audit entry for a request to `op` by its principal (API.md §15.5): ObjectId is the `id`
+ * parameter when one was sent, else the id of the record the change makes (filled in at commit).
+ */
+export function auditEntryOf(request: FastifyRequest, op: Operation | undefined, status: number, at: number): AuditEntry {
+  const id = request.queryParams.get('id');
+  return {
+    accountId: request.principal.accountId,
+    actor: request.principal.actor,
+    ip: request.ip,
+    operation: op ? operationIdOf(op, request.method) : (request.routeOptions.url ?? ''),
+    objectId: typeof id === 'string' ? id : '',
+    status,
+    requestId: request.id,
+    at,
+  };
+}
+
 /** `<scheme>://<host><path>?id=<id>`: the Location of a created record (API.md §1.4). */
 function locationOf(request: FastifyRequest, path: string, result: unknown): string | undefined {
   // The created record (src/records/): an Id is a number, or text; String() writes either as is.
@@ -258,7 +306,20 @@ function route(app: FastifyInstance, op: Operation, deps: RouteDeps, idempotency
     schema: response,
     ...(op.idempotent && idempotency ? { preHandler: idempotency.preHandler, preSerialization: idempotency.preSerialization } : {}),
     handler: async (request, reply) => {
-      const result = await handle(new Context(request, reply, op, bodyLimit));
+      const context = new Context(request, reply, op, bodyLimit);
+      let result: unknown;
+      // (A route registered without the authentication step, as some tests do, has no one to audit.)
+      if (request.method === 'GET' || request.method === 'HEAD' || !request.principal?.accountId) result = await handle(context);
+      else {
+        // API.md §15.5: the entry commits in the change's own transaction (the first the handler
+        // commits); a handler that committed none still gets its entry before its answer.
+        const entry = auditEntryOf(request, op, op.success, (deps.clock ?? systemClock).nowSeconds());
+        request.auditEntry = entry;
+        result = await runAudited(entry, () => handle(context));
+        if (entry.entryId === undefined) {
+          await writeAuditEntry(deps.store, entry);
+        }
+      }
       // Idempotency-Key keeps the result as returned, before `fields=` picks from it (API.md §7).
       if (op.idempotent) idempotency?.handled(request, result);
       if (op.success === 204) {

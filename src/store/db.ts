@@ -1,3 +1,4 @@
+import { auditBeforeCommit } from './audit.ts';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -211,7 +212,12 @@ export async function migrateToLatest(store: Store): Promise<string[]> {
  */
 export function inTransaction<T>(store: Store, fn: (tx: Db) => Promise<T>, options: { immediate?: boolean } = {}): Promise<T> {
   const sqlite = sqliteHandles.get(store.db);
-  if (!sqlite) return store.db.transaction().execute(fn);
+  if (!sqlite)
+    return store.db.transaction().execute(async (tx) => {
+      const result = await fn(tx);
+      await auditBeforeCommit(tx, result);
+      return result;
+    });
   // SQLite has one connection. Holding Kysely's lock on it (connection()) keeps every other query
   // out, Kysely's and the direct path's alike (the direct path steps aside while a transaction is
   // open); BEGIN/COMMIT and the transaction's own prepared queries then run straight on it.
@@ -221,6 +227,8 @@ export function inTransaction<T>(store: Store, fn: (tx: Db) => Promise<T>, optio
     ownTransactions.add(tx);
     try {
       const result = await fn(tx);
+      // The audit entry of the request this change belongs to, in the change's own transaction (src/store/audit.ts).
+      await auditBeforeCommit(tx, result);
       cachedStatement(sqlite, 'COMMIT').run();
       return result;
     } catch (err) {

@@ -138,9 +138,12 @@ describe('msgsvc serve: first start', { concurrency: true }, () => {
     const busy = days.filter((b) => b.Outbound + b.Inbound > 0);
     assert.ok(busy.length >= 5, `buckets with messages on 5 or more days: ${JSON.stringify(days)}`);
     // Every whole day looks real; today's bucket (the last) holds only the hours since midnight,
-    // which shortly after midnight may be a single message.
+    // which shortly after midnight may be a single message, and the first bucket only the hours
+    // since the history began a week ago at this time of day (late in the day: one message or two).
     const today = days[days.length - 1];
-    for (const b of busy) if (b !== today) assert.ok(b.Delivered > 0 && b.Inbound > 0, `a realistic day: ${JSON.stringify(b)}`);
+    const first = days.find((b) => b.Outbound + b.Inbound > 0);
+    for (const b of busy)
+      if (b !== today && b !== first) assert.ok(b.Delivered > 0 && b.Inbound > 0, `a realistic day: ${JSON.stringify(b)}`);
     const hours = (await get('sms/stats?interval=hour')).body as Bucket[];
     const sum = (list: Bucket[], k: keyof Omit<Bucket, 'Time'>) => list.reduce((n, b) => n + b[k], 0);
     const counts = {

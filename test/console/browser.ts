@@ -24,7 +24,7 @@ import { testConfig } from '../helpers/app.ts';
 export const CHROMIUM = process.env.MSGSVC_TEST_CHROMIUM ?? '/usr/bin/chromium';
 export const RESULTS = new URL('../../test-results/', import.meta.url);
 export const WIDTHS = [375, 1440] as const;
-/** Where the console keeps the token (console/src/api.ts). */
+/** Where the console kept the token before sessions (console/src/api.ts keeps none now: nothing may be stored under it). */
 export const TOKEN_KEY = 'msgsvc.console.token';
 
 /** Waits (polling every 100 ms, at most `ms`, 15 s by default) until `check` holds; the page's CSP forbids Playwright's own polling (eval). */
@@ -125,11 +125,15 @@ export async function startConsole(
   return session;
 }
 
-/** Signs in with the demo token and waits for the overview. */
-export async function signIn(session: ConsoleSession): Promise<void> {
+/**
+ * Signs in through "Sign in with a key" with `key` (the demo account's token by default: a key
+ * with scope `*`) and waits for the overview. The session is then the HttpOnly cookie.
+ */
+export async function signIn(session: ConsoleSession, key: string = session.demo.token): Promise<void> {
   const { page } = session;
   await page.goto(`${session.base}/console`);
-  await page.getByLabel('Access token').fill(session.demo.token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in with a key' }).click();
+  await page.getByLabel('Key (access token)').fill(key);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('heading', { name: 'Overview' }).waitFor();
 }

@@ -45,12 +45,14 @@ storeTest('docs: /docs renders every tag, and Try it out on credits/balance answ
     await page.locator(`.opblock-tag[data-tag="${name}"]`).waitFor({ state: 'visible', timeout: 15_000 });
   }
 
-  // Authorize with the demo account's token (the access_token apiKey scheme, in the query).
+  // Authorize with the demo account's key in the access_token apiKey scheme (the query); the
+  // dialog also offers the bearer and session schemes (API.md §15.2), each with its own form.
   await page.locator('.auth-wrapper .btn.authorize').click();
   const modal = page.locator('.modal-ux');
-  await modal.locator('input[type="text"], input[type="password"]').first().fill(demo.token);
-  await modal.locator('.auth-btn-wrapper .btn.modal-btn.authorize').click();
-  await modal.locator('.auth-btn-wrapper .btn-done').click();
+  const accessToken = modal.locator('form').filter({ hasText: 'access_token (apiKey)' });
+  await accessToken.locator('input[type="text"], input[type="password"]').first().fill(demo.token);
+  await accessToken.locator('.auth-btn-wrapper .btn.modal-btn.authorize').click();
+  await modal.locator('.auth-btn-wrapper .btn-done').first().click();
 
   // The GET block (each GET path also has its HEAD block).
   const operation = page

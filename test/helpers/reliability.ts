@@ -107,7 +107,9 @@ export function openProbe(dbPath: string): DbProbe {
     fingerprint() {
       const out: Record<string, string> = {};
       for (const table of TABLES) {
-        const rows = db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all();
+        let rows = db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all() as Record<string, unknown>[];
+        // A key's last use (API.md §15.2) is a note of each request, not data a request changes.
+        if (table === 'api_tokens') rows = rows.map(({ last_used_at: _u, last_ip: _i, prefix: _p, ...rest }) => rest);
         out[table] = createHash('sha256').update(JSON.stringify(rows)).digest('hex');
       }
       return out;

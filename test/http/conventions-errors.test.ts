@@ -67,8 +67,9 @@ storeTest('API.md §4 / API.md §1.2 401: missing, empty, unknown, revoked or ar
     assertError(res, 401, MSG.invalidCredentials);
     assert.equal(res.headers['www-authenticate'], undefined, u);
   }
-  // The token is read only from the query (API.md §1.2).
-  for (const headers of [{ authorization: `Bearer ${token}` }, { 'x-api-key': token }, { cookie: `access_token=${token}` }]) {
+  // The token is read from the query or from `Authorization: Bearer` (API.md §1.2, §15.3), nowhere else.
+  assert.equal((await inject({ url: '/v1/credits/balance', headers: { authorization: `Bearer ${token}` } })).statusCode, 200);
+  for (const headers of [{ authorization: `Bearer ${second.token}` }, { 'x-api-key': token }, { cookie: `access_token=${token}` }]) {
     const res = await inject({ url: '/v1/credits/balance', headers });
     assertError(res, 401, MSG.invalidCredentials);
     assert.equal(res.headers['www-authenticate'], undefined);

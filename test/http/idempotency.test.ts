@@ -534,6 +534,7 @@ storeTest('24 hours by the injected clock: a replay until the last second, then 
   const op = defineOperation({
     id: 'test.run',
     path: '/v1/test/run',
+    resource: 'contacts',
     methods: ['POST'],
     summary: 'counts its runs',
     success: 201,

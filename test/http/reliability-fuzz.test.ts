@@ -78,6 +78,11 @@ const CONTROLLER_TABLES: Readonly<Record<string, readonly string[]>> = {
   // API.md §10.7: uploads and deletes (a delete also leaves the templates); templates CRUD.
   media: ['media', 'media_chunks', 'mms_template_media'],
   'mms-templates': ['mms_templates', 'mms_template_media'],
+  // API.md §15.2: keys CRUD and roll; a deleted key's console sessions end with it.
+  keys: ['api_tokens', 'sessions'],
+  // API.md §15.3: people CRUD and reset; a removed or reset person's sessions end.
+  users: ['users', 'sessions'],
+  audit: [],
 };
 /** Every operation of the registry (src/http/routes), GET ones with their HEAD. */
 const OPS: readonly Op[] = Object.entries(CONTROLLERS).flatMap(([controller, ops]) =>
@@ -651,6 +656,8 @@ function makeChecker(w: World) {
       const next = w.probe.fingerprint();
       const changed = Object.keys(next).filter((table) => next[table] !== fingerprint[table]);
       fingerprint = next;
+      // Only a key's last use moved (API.md §15.2): no data changed.
+      if (changed.length === 0) return;
       // A path may hold several operations (account/settings: GET and PUT): their tables together.
       const tables = OPS.filter((x) => x.path === normalisedPath).flatMap((x) => x.tables);
       assert.ok(
@@ -709,7 +716,9 @@ async function injectOne(w: World, checker: ReturnType<typeof makeChecker>, r: G
 }
 
 async function stillServing(w: World): Promise<void> {
-  const res = await w.ctx.app.inject({ url: `/v1/credits/balance?access_token=${encodeURIComponent(w.a.token)}` });
+  // A fresh key: a valid keys/delete or keys/roll among the fuzzed requests may have ended A's own (API.md §15.2).
+  const { token } = await issueToken(w.ctx.store, w.a.account.id, 'watchdog');
+  const res = await w.ctx.app.inject({ url: `/v1/credits/balance?access_token=${encodeURIComponent(token)}` });
   assert.equal(res.statusCode, 200, res.body);
   assert.match(res.body, /^\{"AvailableCredits":\d+\}$/);
 }

@@ -144,7 +144,10 @@ function accountFingerprints(probe: DbProbe, model: Model): string[] {
     const h = createHash('sha256');
     for (const table of TABLES) {
       if (table === 'accounts') continue;
-      h.update(JSON.stringify(probe.rows(`SELECT * FROM ${table} WHERE account_id = ? ORDER BY rowid`, acc.id)));
+      let rows = probe.rows<Record<string, unknown>>(`SELECT * FROM ${table} WHERE account_id = ? ORDER BY rowid`, acc.id);
+      // A key's last use (API.md §15.2) is noted on every request: the account's own note, not a change.
+      if (table === 'api_tokens') rows = rows.map(({ last_used_at: _u, last_ip: _i, prefix: _p, ...rest }) => rest);
+      h.update(JSON.stringify(rows));
     }
     return h.digest('hex');
   });

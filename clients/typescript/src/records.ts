@@ -10,6 +10,10 @@ export const RECORDS: Readonly<Record<string, Shape>> = {
     "code": "int",
     "status": "int"
   },
+  "AuditEntry": {
+    "Id": "int",
+    "Status": "int"
+  },
   "ConsentEntry": {
     "Id": "int",
     "OptedOut": "int"
@@ -80,6 +84,15 @@ export const RECORDS: Readonly<Record<string, Shape>> = {
   "GroupWriteBody": {
     "KeywordId": "int",
     "ParentId": "int"
+  },
+  "Key": {
+    "Id": "int"
+  },
+  "KeyRollBody": {
+    "GraceSeconds": "int"
+  },
+  "KeyWithSecret": {
+    "Id": "int"
   },
   "KeywordAvailability": {
     "Number": "int"
@@ -181,6 +194,14 @@ export const RECORDS: Readonly<Record<string, Shape>> = {
     "Status_Id": "int",
     "Type_Id": "int",
     "MmsTemplateId": "int"
+  },
+  "InvitedUser": {
+    "Id": "int",
+    "TwoFactor": "int"
+  },
+  "User": {
+    "Id": "int",
+    "TwoFactor": "int"
   },
   "CreatedWebhook": {
     "Id": "int",
@@ -308,5 +329,24 @@ export const RESPONSES: Readonly<Record<string, Shape>> = {
   "GET /v1/webhooks/deliveries 200": [
     "#Delivery"
   ],
-  "POST /v1/webhooks/redeliver 200": "#Delivery"
+  "POST /v1/webhooks/redeliver 200": "#Delivery",
+  "GET /v1/keys/index 200": [
+    "#Key"
+  ],
+  "GET /v1/keys/view 200": "#Key",
+  "POST /v1/keys/create 201": "#KeyWithSecret",
+  "PUT /v1/keys/update 200": "#Key",
+  "PATCH /v1/keys/update 200": "#Key",
+  "POST /v1/keys/roll 200": "#KeyWithSecret",
+  "GET /v1/users/index 200": [
+    "#User"
+  ],
+  "GET /v1/users/view 200": "#User",
+  "POST /v1/users/create 201": "#InvitedUser",
+  "PUT /v1/users/update 200": "#User",
+  "PATCH /v1/users/update 200": "#User",
+  "POST /v1/users/reset 200": "#InvitedUser",
+  "GET /v1/audit/index 200": [
+    "#AuditEntry"
+  ]
 };

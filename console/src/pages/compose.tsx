@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { components, MsgsvcClient } from '../../../clients/typescript/src/index.ts';
-import { errorText } from '../api.ts';
+import { errorText, type Api } from '../api.ts';
 import { textCost } from '../cost.ts';
 
 type Contact = components['schemas']['Contact'];
@@ -35,9 +35,21 @@ function serviceTime(local: string): string {
  * Compose: an SMS or MMS (an MMS template) to a number (sms/send), a contact (sms/send with
  * PhoneNumberId) or a group (sms/send-group, whose batch's progress is shown until every message is
  * final), now or at a time in the service's time zone (sms/schedule, a number or a contact only);
- * docs/API.md §10.6. The counter uses the server's own segment rule (../cost.ts).
+ * docs/API.md §10.6. The counter uses the server's own segment rule (../cost.ts). Sending needs
+ * `sms:write`: without it the page says so and shows no form.
  */
-export function Compose(props: { api: MsgsvcClient }) {
+export function Compose(props: { api: Api }) {
+  if (!props.api.can('sms:write'))
+    return (
+      <>
+        <h1>Compose</h1>
+        <p>Your role can read messages but not send them. Ask an admin of the account for the member role.</p>
+      </>
+    );
+  return <ComposeForm api={props.api} />;
+}
+
+function ComposeForm(props: { api: MsgsvcClient }) {
   const [kind, setKind] = useState<'number' | 'contact' | 'group'>('number');
   const [to, setTo] = useState('');
   const [contactId, setContactId] = useState('');

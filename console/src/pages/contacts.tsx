@@ -1,22 +1,26 @@
 import { useState } from 'preact/hooks';
 import type { components, MsgsvcClient } from '../../../clients/typescript/src/index.ts';
-import { errorText } from '../api.ts';
+import { errorText, type Api } from '../api.ts';
 import { ErrorLine, Pager, submit, usePagedList } from './list.tsx';
 
 type Contact = components['schemas']['Contact'];
 type ImportReport = components['schemas']['ImportReport'];
+type Consent = components['schemas']['ConsentEntry'];
 
 /**
  * Contacts (contacts/index, paged, filter `OptedOut`), a search by number (contacts/find), each
  * contact's opt-out state, an edit form (contacts/update) and the CSV import (contacts/import) with
- * its errors by line (docs/API.md §10.2, §9.13).
+ * its errors by line (docs/API.md §10.2, §9.13); each contact's consent ledger (contacts/consent,
+ * §14.4.2). Editing and importing need `contacts:write`.
  */
-export function Contacts(props: { api: MsgsvcClient }) {
+export function Contacts(props: { api: Api }) {
+  const writable = props.api.can('contacts:write');
   const [optedOut, setOptedOut] = useState('');
   const [search, setSearch] = useState('');
   const [found, setFound] = useState<Contact | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [editing, setEditing] = useState<number | undefined>();
+  const [ledger, setLedger] = useState<number | undefined>();
   const list = usePagedList<Contact>(
     (page) =>
       props.api.GET('/v1/contacts/index', {
@@ -93,18 +97,65 @@ export function Contacts(props: { api: MsgsvcClient }) {
                 <EditContact api={props.api} contact={c} onDone={reload} />
               ) : (
                 <div class="actions">
-                  <button type="button" onClick={() => setEditing(c.Id)}>
-                    Edit
+                  {writable && (
+                    <button type="button" onClick={() => setEditing(c.Id)}>
+                      Edit
+                    </button>
+                  )}
+                  <button
+                    type="button"
+                    class="secondary"
+                    aria-expanded={ledger === c.Id}
+                    onClick={() => setLedger(ledger === c.Id ? undefined : c.Id)}
+                  >
+                    {ledger === c.Id ? 'Hide consent history' : 'Consent history'}
                   </button>
                 </div>
               )}
+              {ledger === c.Id && <ConsentLedger api={props.api} contactId={String(c.Id)} />}
             </li>
           ))}
         </ul>
       )}
       {found === undefined && <Pager list={list} noun="contacts" />}
-      <ImportContacts api={props.api} onDone={list.reload} />
+      {writable && <ImportContacts api={props.api} onDone={list.reload} />}
     </>
+  );
+}
+
+/** Where a change of opt-out came from, in words (docs/API.md §14.4.2). */
+function consentSource(entry: Consent): string {
+  if (entry.Source === 'keyword') return `the contact texted “${entry.Detail ?? ''}”${entry.Carrier ? ` (${entry.Carrier})` : ''}`;
+  if (entry.Source === 'console') return `the console (${entry.Detail ?? ''})`;
+  if (entry.Source === 'import') return 'a CSV import';
+  return `the API (${entry.Detail ?? ''})`;
+}
+
+/** A contact's consent ledger (contacts/consent, oldest first, paged): every change of its opt-out and where it came from. */
+function ConsentLedger(props: { api: MsgsvcClient; contactId: string }) {
+  const list = usePagedList<Consent>(
+    (page) => props.api.GET('/v1/contacts/consent', { params: { query: { id: props.contactId, page: String(page), 'per-page': '20' } } }),
+    [props.api, props.contactId],
+  );
+  return (
+    <section aria-label={`Consent history of contact ${props.contactId}`} data-testid="consent">
+      <h2>Consent history</h2>
+      <ErrorLine error={list.error} />
+      {list.rows === undefined ? (
+        <p role="status">Loading…</p>
+      ) : list.rows.length === 0 ? (
+        <p>No change of opt-out yet.</p>
+      ) : (
+        <ol class="history">
+          {list.rows.map((e) => (
+            <li key={e.Id} data-testid="consent-entry">
+              {e.DateCreated}: <strong>{e.OptedOut === 1 ? 'opted out' : 'opted back in'}</strong> by {consentSource(e)}
+            </li>
+          ))}
+        </ol>
+      )}
+      <Pager list={list} noun="changes" />
+    </section>
   );
 }
 

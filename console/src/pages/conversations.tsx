@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { components, MsgsvcClient } from '../../../clients/typescript/src/index.ts';
-import { errorText } from '../api.ts';
+import { errorText, type Api } from '../api.ts';
 import { CostLine } from './compose.tsx';
 import { ErrorLine, submit } from './list.tsx';
 
@@ -18,7 +18,7 @@ const LIST_SIZE = '100';
  * count (sms/conversations, docs/API.md §10.6); with `phone`, that number's thread
  * (sms/index?MobilePhone=) and a reply box. Opening a thread marks it read (sms/mark-read).
  */
-export function Conversations(props: { api: MsgsvcClient; phone?: string }) {
+export function Conversations(props: { api: Api; phone?: string }) {
   return props.phone ? <ThreadView api={props.api} phone={props.phone} /> : <ThreadList api={props.api} />;
 }
 
@@ -83,7 +83,8 @@ function ThreadList(props: { api: MsgsvcClient }) {
   );
 }
 
-function ThreadView(props: { api: MsgsvcClient; phone: string }) {
+function ThreadView(props: { api: Api; phone: string }) {
+  const writable = props.api.can('sms:write');
   const [messages, setMessages] = useState<Message[] | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [tick, setTick] = useState(0);
@@ -103,7 +104,7 @@ function ThreadView(props: { api: MsgsvcClient; phone: string }) {
       setMessages([...data].reverse());
       // Opening the thread reads it: its inbound messages are no longer unread (docs/API.md §10.6).
       const newestInbound = Math.max(0, ...data.filter((m) => m.Direction === 'Inbound').map((m) => m.Id ?? 0));
-      if (newestInbound > readUpTo) {
+      if (writable && newestInbound > readUpTo) {
         readUpTo = newestInbound;
         await props.api.POST('/v1/sms/mark-read', { params: { query: { MobilePhone: props.phone } } });
       }
@@ -152,15 +153,18 @@ function ThreadView(props: { api: MsgsvcClient; phone: string }) {
           ))}
         </ol>
       )}
-      <form class="compose" onSubmit={(e) => void reply(e)}>
-        <label for="reply">Reply</label>
-        <textarea id="reply" name="reply" rows={3} value={text} onInput={(e) => setText(e.currentTarget.value)} />
-        <CostLine text={text} />
-        <ErrorLine error={error} />
-        <button type="submit" disabled={busy || text === ''}>
-          {busy ? 'Sending…' : 'Send reply'}
-        </button>
-      </form>
+      {!writable && <ErrorLine error={error} />}
+      {writable && (
+        <form class="compose" onSubmit={(e) => void reply(e)}>
+          <label for="reply">Reply</label>
+          <textarea id="reply" name="reply" rows={3} value={text} onInput={(e) => setText(e.currentTarget.value)} />
+          <CostLine text={text} />
+          <ErrorLine error={error} />
+          <button type="submit" disabled={busy || text === ''}>
+            {busy ? 'Sending…' : 'Send reply'}
+          </button>
+        </form>
+      )}
     </>
   );
 }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { components, MsgsvcClient } from '../../../clients/typescript/src/index.ts';
-import { errorText } from '../api.ts';
+import { errorText, type Api } from '../api.ts';
 import { ErrorLine, Pager, submit, usePagedList } from './list.tsx';
 
 type Group = components['schemas']['Group'];
@@ -9,9 +9,11 @@ type Contact = components['schemas']['Contact'];
 /**
  * Groups (groups/index, paged): create one (groups/create), delete one (groups/delete), and each
  * group's members (contacts/index with `GroupId`, paged), added by number (contacts/find, then
- * groups/add-contacts) or removed (groups/remove-contacts) (docs/API.md §10.3).
+ * groups/add-contacts) or removed (groups/remove-contacts) (docs/API.md §10.3). Changes need
+ * `groups:write`.
  */
-export function Groups(props: { api: MsgsvcClient }) {
+export function Groups(props: { api: Api }) {
+  const writable = props.api.can('groups:write');
   const list = usePagedList<Group>(
     (page) => props.api.GET('/v1/groups/index', { params: { query: { page: String(page), 'per-page': '20' } } }),
     [props.api],
@@ -24,30 +26,32 @@ export function Groups(props: { api: MsgsvcClient }) {
   return (
     <>
       <h1>Groups</h1>
-      <form
-        class="compose card"
-        aria-label="Create a group"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void submit(
-            () => props.api.POST('/v1/groups/create', { body: { fname: name, ...(note === '' ? {} : { fnote: note }) } }),
-            setError,
-            () => {
-              setName('');
-              setNote('');
-              list.reload();
-            },
-          );
-        }}
-      >
-        <h2>Create a group</h2>
-        <label for="group-name">Name</label>
-        <input id="group-name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
-        <label for="group-note">Note (optional)</label>
-        <input id="group-note" value={note} onInput={(e) => setNote(e.currentTarget.value)} />
-        <ErrorLine error={error} />
-        <button type="submit">Create group</button>
-      </form>
+      {writable && (
+        <form
+          class="compose card"
+          aria-label="Create a group"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void submit(
+              () => props.api.POST('/v1/groups/create', { body: { fname: name, ...(note === '' ? {} : { fnote: note }) } }),
+              setError,
+              () => {
+                setName('');
+                setNote('');
+                list.reload();
+              },
+            );
+          }}
+        >
+          <h2>Create a group</h2>
+          <label for="group-name">Name</label>
+          <input id="group-name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <label for="group-note">Note (optional)</label>
+          <input id="group-note" value={note} onInput={(e) => setNote(e.currentTarget.value)} />
+          <ErrorLine error={error} />
+          <button type="submit">Create group</button>
+        </form>
+      )}
       <ErrorLine error={list.error} />
       {list.rows === undefined ? (
         <p role="status">Loading…</p>
@@ -65,21 +69,23 @@ export function Groups(props: { api: MsgsvcClient }) {
                 <button type="button" aria-expanded={open === g.Id} onClick={() => setOpen(open === g.Id ? undefined : g.Id)}>
                   {open === g.Id ? 'Hide members' : 'Members'}
                 </button>
-                <button
-                  type="button"
-                  class="secondary"
-                  onClick={() =>
-                    void submit(
-                      () => props.api.DELETE('/v1/groups/delete', { params: { query: { id: String(g.Id) } } }),
-                      setError,
-                      list.reload,
-                    )
-                  }
-                >
-                  Delete group
-                </button>
+                {writable && (
+                  <button
+                    type="button"
+                    class="secondary"
+                    onClick={() =>
+                      void submit(
+                        () => props.api.DELETE('/v1/groups/delete', { params: { query: { id: String(g.Id) } } }),
+                        setError,
+                        list.reload,
+                      )
+                    }
+                  >
+                    Delete group
+                  </button>
+                )}
               </div>
-              {open === g.Id && <Members api={props.api} groupId={String(g.Id)} onChange={list.reload} />}
+              {open === g.Id && <Members api={props.api} writable={writable} groupId={String(g.Id)} onChange={list.reload} />}
             </li>
           ))}
         </ul>
@@ -90,7 +96,7 @@ export function Groups(props: { api: MsgsvcClient }) {
 }
 
 /** A group's members, paged, with a number box to add one and a Remove button on each. */
-function Members(props: { api: MsgsvcClient; groupId: string; onChange: () => void }) {
+function Members(props: { api: MsgsvcClient; writable: boolean; groupId: string; onChange: () => void }) {
   const list = usePagedList<Contact>(
     (page) =>
       props.api.GET('/v1/contacts/index', {
@@ -131,13 +137,15 @@ function Members(props: { api: MsgsvcClient; groupId: string; onChange: () => vo
   return (
     <section aria-label={`Members of group ${props.groupId}`}>
       <h2>Members</h2>
-      <form class="filters" aria-label="Add a member" onSubmit={(e) => void add(e)}>
-        <label>
-          Contact's number
-          <input type="tel" value={number} onInput={(e) => setNumber(e.currentTarget.value)} />
-        </label>
-        <button type="submit">Add member</button>
-      </form>
+      {props.writable && (
+        <form class="filters" aria-label="Add a member" onSubmit={(e) => void add(e)}>
+          <label>
+            Contact's number
+            <input type="tel" value={number} onInput={(e) => setNumber(e.currentTarget.value)} />
+          </label>
+          <button type="submit">Add member</button>
+        </form>
+      )}
       <ErrorLine error={list.error ?? error} />
       {list.rows === undefined ? (
         <p role="status">Loading…</p>
@@ -150,23 +158,25 @@ function Members(props: { api: MsgsvcClient; groupId: string; onChange: () => vo
               <span>
                 {c.FirstName} {c.LastName} <span class="nowrap">+{c.Number}</span>
               </span>{' '}
-              <button
-                type="button"
-                class="link"
-                onClick={() =>
-                  void submit(
-                    () =>
-                      props.api.POST('/v1/groups/remove-contacts', {
-                        params: { query: { id: props.groupId } },
-                        body: { PhoneNumberIds: [c.Id ?? 0] },
-                      }),
-                    setError,
-                    changed,
-                  )
-                }
-              >
-                Remove
-              </button>
+              {props.writable && (
+                <button
+                  type="button"
+                  class="link"
+                  onClick={() =>
+                    void submit(
+                      () =>
+                        props.api.POST('/v1/groups/remove-contacts', {
+                          params: { query: { id: props.groupId } },
+                          body: { PhoneNumberIds: [c.Id ?? 0] },
+                        }),
+                      setError,
+                      changed,
+                    )
+                  }
+                >
+                  Remove
+                </button>
+              )}
             </li>
           ))}
         </ul>

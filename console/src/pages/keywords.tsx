@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { components, MsgsvcClient } from '../../../clients/typescript/src/index.ts';
-import { errorText } from '../api.ts';
+import { errorText, type Api } from '../api.ts';
 import { ErrorLine, Pager, submit, usePagedList, type PageAnswer } from './list.tsx';
 
 type Keyword = components['schemas']['KeywordReservation'];
@@ -25,9 +25,12 @@ function useNumbers(api: MsgsvcClient): string[] {
 /**
  * Keywords (keyword/index, paged): reserve one on a number (keyword/reserve), release one
  * (keyword/delete), and, while the sandbox is the carrier, a box that sends an inbound text
- * (sandbox/inbound, docs/API.md §11.3), e.g. STOP to opt its sender out.
+ * (sandbox/inbound, docs/API.md §11.3), e.g. STOP to opt its sender out. Reserving and the
+ * sandbox box need `sms:write` (keyword/reserve is an `sms` operation), releasing `keywords:write`.
  */
-export function Keywords(props: { api: MsgsvcClient }) {
+export function Keywords(props: { api: Api }) {
+  const canReserve = props.api.can('sms:write');
+  const canRelease = props.api.can('keywords:write');
   const numbers = useNumbers(props.api);
   const list = usePagedList<Keyword>(
     // JSON is asked for, so the records are in their JSON form (the schema also allows the XML one).
@@ -46,38 +49,40 @@ export function Keywords(props: { api: MsgsvcClient }) {
   return (
     <>
       <h1>Keywords</h1>
-      <form
-        class="compose card"
-        aria-label="Reserve a keyword"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void submit(
-            () => props.api.POST('/v1/keyword/reserve', { body: { Keyword: keyword, Number: chosen, AutoreplyMessage: reply } }),
-            setError,
-            () => {
-              setKeyword('');
-              setReply('');
-              list.reload();
-            },
-          );
-        }}
-      >
-        <h2>Reserve a keyword</h2>
-        <label for="keyword">Keyword</label>
-        <input id="keyword" value={keyword} onInput={(e) => setKeyword(e.currentTarget.value)} />
-        <label for="keyword-number">On number</label>
-        <select id="keyword-number" value={chosen} onInput={(e) => setNumber(e.currentTarget.value)}>
-          {numbers.map((n) => (
-            <option key={n} value={n}>
-              {n}
-            </option>
-          ))}
-        </select>
-        <label for="keyword-reply">Automatic reply (optional)</label>
-        <textarea id="keyword-reply" rows={2} value={reply} onInput={(e) => setReply(e.currentTarget.value)} />
-        <ErrorLine error={error} />
-        <button type="submit">Reserve</button>
-      </form>
+      {canReserve && (
+        <form
+          class="compose card"
+          aria-label="Reserve a keyword"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void submit(
+              () => props.api.POST('/v1/keyword/reserve', { body: { Keyword: keyword, Number: chosen, AutoreplyMessage: reply } }),
+              setError,
+              () => {
+                setKeyword('');
+                setReply('');
+                list.reload();
+              },
+            );
+          }}
+        >
+          <h2>Reserve a keyword</h2>
+          <label for="keyword">Keyword</label>
+          <input id="keyword" value={keyword} onInput={(e) => setKeyword(e.currentTarget.value)} />
+          <label for="keyword-number">On number</label>
+          <select id="keyword-number" value={chosen} onInput={(e) => setNumber(e.currentTarget.value)}>
+            {numbers.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+          <label for="keyword-reply">Automatic reply (optional)</label>
+          <textarea id="keyword-reply" rows={2} value={reply} onInput={(e) => setReply(e.currentTarget.value)} />
+          <ErrorLine error={error} />
+          <button type="submit">Reserve</button>
+        </form>
+      )}
       <ErrorLine error={list.error} />
       {list.rows === undefined ? (
         <p role="status">Loading…</p>
@@ -91,28 +96,30 @@ export function Keywords(props: { api: MsgsvcClient }) {
                 <strong>{k.Keyword}</strong> on {k.Number}
               </p>
               {(k.AutoreplyMessage ?? '') !== '' && <p class="text">Reply: {k.AutoreplyMessage}</p>}
-              <div class="actions">
-                <button
-                  type="button"
-                  class="secondary"
-                  aria-label={`Release ${k.Keyword ?? ''}`}
-                  onClick={() =>
-                    void submit(
-                      () => props.api.DELETE('/v1/keyword/delete', { params: { query: { id: String(k.Id) } } }),
-                      setError,
-                      list.reload,
-                    )
-                  }
-                >
-                  Release
-                </button>
-              </div>
+              {canRelease && (
+                <div class="actions">
+                  <button
+                    type="button"
+                    class="secondary"
+                    aria-label={`Release ${k.Keyword ?? ''}`}
+                    onClick={() =>
+                      void submit(
+                        () => props.api.DELETE('/v1/keyword/delete', { params: { query: { id: String(k.Id) } } }),
+                        setError,
+                        list.reload,
+                      )
+                    }
+                  >
+                    Release
+                  </button>
+                </div>
+              )}
             </li>
           ))}
         </ul>
       )}
       <Pager list={list} noun="keywords" />
-      <SandboxInbound api={props.api} numbers={numbers} />
+      {canReserve && <SandboxInbound api={props.api} numbers={numbers} />}
     </>
   );
 }

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { components, MsgsvcClient } from '../../../clients/typescript/src/index.ts';
+import type { Api } from '../api.ts';
 import { ErrorLine, Pager, submit, usePagedList } from './list.tsx';
 
 type Media = components['schemas']['Media'];
@@ -9,8 +10,10 @@ type Template = components['schemas']['MmsTemplate'];
  * Media and MMS templates (docs/API.md §10.7): the media (media/index, paged) with a preview, an
  * upload (media/upload) and delete (media/delete); the templates (mms-templates/index, paged) with
  * a form that names up to 10 media (mms-templates/create) and delete (mms-templates/delete).
+ * Changes need `media:write`.
  */
-export function MediaAndTemplates(props: { api: MsgsvcClient }) {
+export function MediaAndTemplates(props: { api: Api }) {
+  const writable = props.api.can('media:write');
   const media = usePagedList<Media>(
     (page) => props.api.GET('/v1/media/index', { params: { query: { page: String(page), 'per-page': '20' } } }),
     [props.api],
@@ -41,15 +44,17 @@ export function MediaAndTemplates(props: { api: MsgsvcClient }) {
   return (
     <>
       <h1>Media and templates</h1>
-      <form class="compose card" aria-label="Upload an image" onSubmit={(e) => void upload(e)}>
-        <h2>Upload an image</h2>
-        <label for="media-file">Image (JPEG, GIF, BMP, PNG or TIFF)</label>
-        <input id="media-file" type="file" accept="image/*" onInput={(e) => setFile(e.currentTarget.files?.[0])} />
-        <button type="submit" disabled={busy}>
-          {busy ? 'Uploading…' : 'Upload'}
-        </button>
-        {busy && <progress aria-label="Uploading" />}
-      </form>
+      {writable && (
+        <form class="compose card" aria-label="Upload an image" onSubmit={(e) => void upload(e)}>
+          <h2>Upload an image</h2>
+          <label for="media-file">Image (JPEG, GIF, BMP, PNG or TIFF)</label>
+          <input id="media-file" type="file" accept="image/*" onInput={(e) => setFile(e.currentTarget.files?.[0])} />
+          <button type="submit" disabled={busy}>
+            {busy ? 'Uploading…' : 'Upload'}
+          </button>
+          {busy && <progress aria-label="Uploading" />}
+        </form>
+      )}
       <ErrorLine error={error ?? media.error} />
       <h2>Media</h2>
       {media.rows === undefined ? (
@@ -64,26 +69,28 @@ export function MediaAndTemplates(props: { api: MsgsvcClient }) {
               <p>
                 <strong class="text">{m.FileName}</strong> · {m.MimeType} · {m.Width}×{m.Height} px · {m.Size} bytes
               </p>
-              <button
-                type="button"
-                class="secondary"
-                aria-label={`Delete ${m.FileName ?? ''}`}
-                onClick={() =>
-                  void submit(
-                    () => props.api.DELETE('/v1/media/delete', { params: { query: { id: String(m.Id) } } }),
-                    setError,
-                    media.reload,
-                  )
-                }
-              >
-                Delete
-              </button>
+              {writable && (
+                <button
+                  type="button"
+                  class="secondary"
+                  aria-label={`Delete ${m.FileName ?? ''}`}
+                  onClick={() =>
+                    void submit(
+                      () => props.api.DELETE('/v1/media/delete', { params: { query: { id: String(m.Id) } } }),
+                      setError,
+                      media.reload,
+                    )
+                  }
+                >
+                  Delete
+                </button>
+              )}
             </li>
           ))}
         </ul>
       )}
       <Pager list={media} noun="media" />
-      <CreateTemplate api={props.api} media={media.rows ?? []} onDone={templates.reload} />
+      {writable && <CreateTemplate api={props.api} media={media.rows ?? []} onDone={templates.reload} />}
       <h2>Templates</h2>
       <ErrorLine error={templates.error} />
       {templates.rows === undefined ? (
@@ -99,19 +106,21 @@ export function MediaAndTemplates(props: { api: MsgsvcClient }) {
               </p>
               {(tpl.Subject ?? '') !== '' && <p class="text">{tpl.Subject}</p>}
               {(tpl.Message ?? '') !== '' && <p class="text">{tpl.Message}</p>}
-              <button
-                type="button"
-                class="secondary"
-                onClick={() =>
-                  void submit(
-                    () => props.api.DELETE('/v1/mms-templates/delete', { params: { query: { id: String(tpl.Id) } } }),
-                    setError,
-                    templates.reload,
-                  )
-                }
-              >
-                Delete template
-              </button>
+              {writable && (
+                <button
+                  type="button"
+                  class="secondary"
+                  onClick={() =>
+                    void submit(
+                      () => props.api.DELETE('/v1/mms-templates/delete', { params: { query: { id: String(tpl.Id) } } }),
+                      setError,
+                      templates.reload,
+                    )
+                  }
+                >
+                  Delete template
+                </button>
+              )}
             </li>
           ))}
         </ul>

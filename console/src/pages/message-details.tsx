@@ -3,11 +3,12 @@ import type { components, MsgsvcClient } from '../../../clients/typescript/src/i
 import { errorText } from '../api.ts';
 
 type Message = components['schemas']['Message'];
+type Link = components['schemas']['TrackedLink'];
 
 /** Statuses after which a message changes no more (docs/API.md §9.11: Delivered, Undelivered, Failed, Rejected, Received). */
 const FINAL = new Set([3, 4, 5, 6, 7]);
 
-/** One message (sms/view) and its history; asked again every 2 seconds until its status is final. */
+/** One message (sms/view), its history and its tracked links; asked again every 2 seconds until its status is final. */
 export function MessageDetails(props: { api: MsgsvcClient; id: string }) {
   const [message, setMessage] = useState<Message | undefined>();
   const [error, setError] = useState<string | undefined>();
@@ -81,6 +82,81 @@ export function MessageDetails(props: { api: MsgsvcClient; id: string }) {
           </li>
         ))}
       </ol>
+      <Links api={props.api} id={props.id} />
     </>
+  );
+}
+
+/**
+ * The message's tracked links (sms/links, docs/API.md §14.4.3) with their clicks, asked again every
+ * 10 seconds while the page is open; nothing when the message was sent without ShortenLinks.
+ */
+function Links(props: { api: MsgsvcClient; id: string }) {
+  const [links, setLinks] = useState<Link[] | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  useEffect(() => {
+    let live = true;
+    const load = async () => {
+      const { data, error, response } = await props.api.GET('/v1/sms/links', { params: { query: { id: props.id, 'per-page': '100' } } });
+      if (!live) return;
+      if (error !== undefined || data === undefined) return setError(errorText(error, response.status));
+      setLinks(data);
+    };
+    void load().catch(() => live && setError('The server could not be reached.'));
+    const timer = setInterval(() => void load().catch(() => undefined), 10_000);
+    return () => {
+      live = false;
+      clearInterval(timer);
+    };
+  }, [props.api, props.id]);
+  return (
+    <section aria-labelledby="links-title">
+      <h2 id="links-title">Link clicks</h2>
+      {error !== undefined ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : links === undefined ? (
+        <p role="status">Loading…</p>
+      ) : links.length === 0 ? (
+        <p class="hint">No tracked links: the message was sent without ShortenLinks, or its text held no URL.</p>
+      ) : (
+        <div class="table-box">
+          <table>
+            <caption class="visually-hidden">Tracked links of message {props.id}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Link</th>
+                <th scope="col">Code</th>
+                <th scope="col">Clicks</th>
+                <th scope="col">First click</th>
+                <th scope="col">Last click</th>
+              </tr>
+            </thead>
+            <tbody>
+              {links.map((l) => (
+                <tr key={l.Code} data-testid="link">
+                  <td class="text" data-label="Link">
+                    {l.Url}
+                  </td>
+                  <td data-label="Code">
+                    <code>{l.Code}</code>
+                  </td>
+                  <td data-label="Clicks" data-testid="clicks">
+                    {l.Clicks}
+                  </td>
+                  <td class="nowrap" data-label="First click">
+                    {l.FirstClick ?? '–'}
+                  </td>
+                  <td class="nowrap" data-label="Last click">
+                    {l.LastClick ?? '–'}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
   );
 }

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { components, MsgsvcClient } from '../../../clients/typescript/src/index.ts';
-import { errorText } from '../api.ts';
+import type { components } from '../../../clients/typescript/src/index.ts';
+import { errorText, type Api } from '../api.ts';
 import { StatsChart } from './chart.tsx';
 
 type Bucket = components['schemas']['StatsBucket'];
@@ -19,9 +19,10 @@ const ACTION_REQUIRED = 2;
 /**
  * The overview: credits (credits/balance), the last 7 days by day (sms/stats) as a chart with the
  * delivery rate, the most common ErrorCodes of the latest 100 outbound messages (sms/index), and
- * the scheduled messages needing action (sms/single-schedule-messages).
+ * the scheduled messages needing action (sms/single-schedule-messages). A credential without
+ * `credits:read` or `sms:read` sees the parts it may read.
  */
-export function Overview(props: { api: MsgsvcClient }) {
+export function Overview(props: { api: Api }) {
   const [data, setData] = useState<OverviewData | undefined>();
   const [error, setError] = useState<string | undefined>();
 
@@ -29,22 +30,25 @@ export function Overview(props: { api: MsgsvcClient }) {
     let live = true;
     void (async () => {
       const { api } = props;
+      const sms = api.can('sms:read');
+      // What the credential may not read is left out (undefined), not asked for.
+      const ask = <T,>(allowed: boolean, call: () => Promise<T>) => (allowed ? call() : Promise.resolve(undefined));
       const [balance, stats, recent, scheduled] = await Promise.all([
-        api.GET('/v1/credits/balance'),
-        api.GET('/v1/sms/stats', { params: { query: { interval: 'day' } } }),
-        api.GET('/v1/sms/index', { params: { query: { Direction: 'Outbound', 'per-page': '100' } } }),
-        api.GET('/v1/sms/single-schedule-messages', { params: { query: { 'per-page': '100' } } }),
+        ask(api.can('credits:read'), () => api.GET('/v1/credits/balance')),
+        ask(sms, () => api.GET('/v1/sms/stats', { params: { query: { interval: 'day' } } })),
+        ask(sms, () => api.GET('/v1/sms/index', { params: { query: { Direction: 'Outbound', 'per-page': '100' } } })),
+        ask(sms, () => api.GET('/v1/sms/single-schedule-messages', { params: { query: { 'per-page': '100' } } })),
       ]);
       if (!live) return;
-      const failed = [balance, stats, recent, scheduled].find((r) => r.error !== undefined);
+      const failed = [balance, stats, recent, scheduled].find((r) => r !== undefined && r.error !== undefined);
       if (failed) return setError(errorText(failed.error, failed.response.status));
       const errors = new Map<string, number>();
-      for (const m of recent.data ?? []) if (m.ErrorCode) errors.set(m.ErrorCode, (errors.get(m.ErrorCode) ?? 0) + 1);
+      for (const m of recent?.data ?? []) if (m.ErrorCode) errors.set(m.ErrorCode, (errors.get(m.ErrorCode) ?? 0) + 1);
       setData({
-        credits: balance.data?.AvailableCredits,
-        buckets: stats.data ?? [],
+        credits: balance?.data?.AvailableCredits,
+        buckets: stats?.data ?? [],
         topErrors: [...errors].sort((a, b) => b[1] - a[1]).slice(0, 5),
-        needAction: (scheduled.data ?? []).filter((s) => s.Status_Id === ACTION_REQUIRED),
+        needAction: (scheduled?.data ?? []).filter((s) => s.Status_Id === ACTION_REQUIRED),
       });
     })().catch(() => live && setError('The server could not be reached.'));
     return () => {

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { components, MsgsvcClient } from '../../../clients/typescript/src/index.ts';
+import type { Api } from '../api.ts';
 import { ErrorLine, Pager, submit, usePagedList } from './list.tsx';
 
 type Scheduled = components['schemas']['ScheduledSingleMessage'];
@@ -27,9 +28,10 @@ export function fromLocalInput(value: string): string {
 /**
  * Scheduled messages (sms/single-schedule-messages, paged): each with its time (the service's time
  * zone), its status and why; edit its text and time (sms/update-scheduled) or cancel it
- * (sms/cancel-scheduled).
+ * (sms/cancel-scheduled); those three need `sms:write`.
  */
-export function ScheduledMessages(props: { api: MsgsvcClient }) {
+export function ScheduledMessages(props: { api: Api }) {
+  const writable = props.api.can('sms:write');
   const list = usePagedList<Scheduled>(
     (page) => props.api.GET('/v1/sms/single-schedule-messages', { params: { query: { page: String(page), 'per-page': '20' } } }),
     [props.api],
@@ -41,7 +43,7 @@ export function ScheduledMessages(props: { api: MsgsvcClient }) {
     <>
       <h1>Scheduled messages</h1>
       <p class="hint">Times are in the service's time zone.</p>
-      <ScheduleForm api={props.api} onDone={list.reload} />
+      {writable && <ScheduleForm api={props.api} onDone={list.reload} />}
       <ErrorLine error={list.error ?? error} />
       {list.rows === undefined ? (
         <p role="status">Loading…</p>
@@ -68,24 +70,26 @@ export function ScheduledMessages(props: { api: MsgsvcClient }) {
                   }}
                 />
               ) : (
-                <div class="actions">
-                  <button type="button" onClick={() => setEditing(s.Id)}>
-                    Edit
-                  </button>
-                  <button
-                    type="button"
-                    class="secondary"
-                    onClick={() =>
-                      void submit(
-                        () => props.api.DELETE('/v1/sms/cancel-scheduled', { params: { query: { id: String(s.Id) } } }),
-                        setError,
-                        list.reload,
-                      )
-                    }
-                  >
-                    Cancel message
-                  </button>
-                </div>
+                writable && (
+                  <div class="actions">
+                    <button type="button" onClick={() => setEditing(s.Id)}>
+                      Edit
+                    </button>
+                    <button
+                      type="button"
+                      class="secondary"
+                      onClick={() =>
+                        void submit(
+                          () => props.api.DELETE('/v1/sms/cancel-scheduled', { params: { query: { id: String(s.Id) } } }),
+                          setError,
+                          list.reload,
+                        )
+                      }
+                    >
+                      Cancel message
+                    </button>
+                  </div>
+                )
               )}
             </li>
           ))}

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { components, MsgsvcClient } from '../../../clients/typescript/src/index.ts';
+import type { Api } from '../api.ts';
 import { ErrorLine, Pager, submit, usePagedList } from './list.tsx';
 import { EVENT_TYPES } from '../../../src/records/statuses.ts';
 
@@ -12,9 +13,11 @@ export const EVENTS: readonly string[] = EVENT_TYPES;
 /**
  * Webhooks (webhooks/index, paged), a form to add one (webhooks/create, whose secret is shown
  * once), and each webhook's deliveries (webhooks/deliveries, paged) with a redeliver button
- * (webhooks/redeliver) on those that are not pending (docs/API.md §10.8, §12.4).
+ * (webhooks/redeliver) on those that are not pending (docs/API.md §10.8, §12.4). Adding and
+ * redelivering need `webhooks:write`.
  */
-export function Webhooks(props: { api: MsgsvcClient }) {
+export function Webhooks(props: { api: Api }) {
+  const writable = props.api.can('webhooks:write');
   const list = usePagedList<Webhook>(
     (page) => props.api.GET('/v1/webhooks/index', { params: { query: { page: String(page), 'per-page': '20' } } }),
     [props.api],
@@ -23,7 +26,7 @@ export function Webhooks(props: { api: MsgsvcClient }) {
   return (
     <>
       <h1>Webhooks</h1>
-      <CreateWebhook api={props.api} onDone={list.reload} />
+      {writable && <CreateWebhook api={props.api} onDone={list.reload} />}
       <ErrorLine error={list.error} />
       {list.rows === undefined ? (
         <p role="status">Loading…</p>
@@ -42,7 +45,7 @@ export function Webhooks(props: { api: MsgsvcClient }) {
                   {open === w.Id ? 'Hide deliveries' : 'Deliveries'}
                 </button>
               </div>
-              {open === w.Id && <Deliveries api={props.api} webhookId={String(w.Id)} />}
+              {open === w.Id && <Deliveries api={props.api} writable={writable} webhookId={String(w.Id)} />}
             </li>
           ))}
         </ul>
@@ -53,7 +56,7 @@ export function Webhooks(props: { api: MsgsvcClient }) {
 }
 
 /** A webhook's deliveries, newest first, each with its attempts and last answer, and Redeliver. */
-function Deliveries(props: { api: MsgsvcClient; webhookId: string }) {
+function Deliveries(props: { api: MsgsvcClient; writable: boolean; webhookId: string }) {
   const list = usePagedList<Delivery>(
     (page) =>
       props.api.GET('/v1/webhooks/deliveries', {
@@ -80,7 +83,7 @@ function Deliveries(props: { api: MsgsvcClient; webhookId: string }) {
                 {(d.LastError ?? '') !== '' && ` · ${d.LastError ?? ''}`}
               </p>
               <p class="hint">Updated {d.DateUpdated}</p>
-              {d.Status !== 'Pending' && (
+              {props.writable && d.Status !== 'Pending' && (
                 <button
                   type="button"
                   onClick={() =>

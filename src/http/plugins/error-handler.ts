@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { NotFoundError, ValidationFailedError } from '../../domain/errors.ts';
+import { HttpStatusError, NotFoundError, ValidationFailedError } from '../../domain/errors.ts';
 import { isStoreUnavailable } from '../../domain/store.ts';
 import { errorBody, HttpError, REASON_PHRASES, useFormat } from '../wire.ts';
 
@@ -41,7 +41,7 @@ export function createErrorHandler(bodyLimitBytes: number) {
       return reply.code(422).send(error.errors);
     }
     if (error instanceof NotFoundError) return sendError(request, reply, 404, error.message);
-    if (error instanceof HttpError) {
+    if (error instanceof HttpError || error instanceof HttpStatusError) {
       for (const [name, value] of Object.entries(error.headers)) reply.raw.setHeader(name, value);
       return sendError(request, reply, error.status, error.message);
     }

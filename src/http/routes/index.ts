@@ -13,6 +13,9 @@ import { numbers } from './numbers/index.ts';
 import { sms } from './sms/index.ts';
 import { sandbox } from './sandbox/index.ts';
 import { webhooks } from './webhooks/index.ts';
+import { keys } from './keys/index.ts';
+import { users } from './users/index.ts';
+import { audit } from './audit/index.ts';
 
 /**
  * `/v1/carriers/{name}/…` (docs/API.md §14.1): the routes carriers call back (receipts, inbound
@@ -42,6 +45,9 @@ export const CONTROLLERS: Readonly<Record<string, readonly Operation[]>> = {
   media,
   'mms-templates': mmsTemplates,
   webhooks,
+  keys,
+  users,
+  audit,
 };
 
 /** Every operation of the API. */

@@ -22,10 +22,18 @@ export async function countAccounts(db: Db): Promise<number> {
 }
 
 /** Stores a token's SHA-256 hash (never the token) and returns the token row id. */
-export async function insertToken(db: Db, accountId: number, tokenHash: string, label: string, now: number): Promise<number> {
+export async function insertToken(
+  db: Db,
+  accountId: number,
+  tokenHash: string,
+  label: string,
+  now: number,
+  name = 'cli',
+  prefix = '',
+): Promise<number> {
   const { id } = await db
     .insertInto('api_tokens')
-    .values({ account_id: accountId, token_hash: tokenHash, label, created_at: now })
+    .values({ account_id: accountId, token_hash: tokenHash, label, name, prefix, created_at: now, updated_at: now })
     .returning('id')
     .executeTakeFirstOrThrow();
   return id;
@@ -53,6 +61,14 @@ let revocations = 0;
  */
 export function revocationCount(): number {
   return revocations;
+}
+
+/**
+ * Counts a change that may end a credential (a key deleted, rolled or changed; a user's role
+ * changed or the user removed): the authenticators of this process drop their caches.
+ */
+export function noteCredentialChange(): void {
+  revocations++;
 }
 
 /** Revokes a token by row id or by hash. Returns how many live tokens were revoked (0 or 1). */

@@ -6,6 +6,7 @@ import { defineOperation } from '../../operation.ts';
 export const accountSettings = defineOperation({
   id: 'account.settings',
   path: '/v1/account/settings',
+  resource: 'account',
   methods: ['GET'],
   summary: "Read the account's settings (quiet hours, time zone)",
   success: 200,

@@ -10,6 +10,7 @@ import { defineOperation } from '../../operation.ts';
 export const accountUpdateSettings = defineOperation({
   id: 'account.update-settings',
   path: '/v1/account/settings',
+  resource: 'account',
   methods: ['PUT', 'PATCH'],
   summary: "Change the account's settings (quiet hours, time zone)",
   success: 200,

@@ -12,6 +12,7 @@ import { defineOperation } from '../../operation.ts';
 export const contactsConsent = defineOperation({
   id: 'contacts.consent',
   path: '/v1/contacts/consent',
+  resource: 'contacts',
   methods: ['GET'],
   summary: "List the changes of a contact's opt-out",
   success: 200,

@@ -10,6 +10,7 @@ import { defineOperation } from '../../operation.ts';
 export const contactsCreate = defineOperation({
   id: 'contacts.create',
   path: '/v1/contacts/create',
+  resource: 'contacts',
   methods: ['POST'],
   summary: 'Add a contact',
   success: 201,

@@ -6,6 +6,7 @@ import { defineOperation } from '../../operation.ts';
 export const contactsDelete = defineOperation({
   id: 'contacts.delete',
   path: '/v1/contacts/delete',
+  resource: 'contacts',
   methods: ['DELETE'],
   summary: 'Delete a contact',
   success: 204,

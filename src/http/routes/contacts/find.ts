@@ -7,6 +7,7 @@ import { defineOperation } from '../../operation.ts';
 export const contactsFind = defineOperation({
   id: 'contacts.find',
   path: '/v1/contacts/find',
+  resource: 'contacts',
   methods: ['GET'],
   summary: 'Find a contact by phone number',
   success: 200,

@@ -41,6 +41,7 @@ async function spool(body: Readable, path: string): Promise<void> {
 export const contactsImport = defineOperation({
   id: 'contacts.import',
   path: '/v1/contacts/import',
+  resource: 'contacts',
   methods: ['POST'],
   summary: 'Create and update contacts from a CSV file',
   success: 200,

@@ -11,6 +11,7 @@ import { defineOperation } from '../../operation.ts';
 export const contactsIndex = defineOperation({
   id: 'contacts.index',
   path: '/v1/contacts/index',
+  resource: 'contacts',
   methods: ['GET'],
   summary: "List the account's contacts",
   success: 200,

@@ -11,6 +11,7 @@ import { defineOperation } from '../../operation.ts';
 export const contactsUpdate = defineOperation({
   id: 'contacts.update',
   path: '/v1/contacts/update',
+  resource: 'contacts',
   methods: ['PUT', 'PATCH'],
   summary: 'Change a contact',
   success: 200,

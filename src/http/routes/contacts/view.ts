@@ -7,6 +7,7 @@ import { defineOperation } from '../../operation.ts';
 export const contactsView = defineOperation({
   id: 'contacts.view',
   path: '/v1/contacts/view',
+  resource: 'contacts',
   methods: ['GET'],
   summary: 'Read one contact',
   success: 200,

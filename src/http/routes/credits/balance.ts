@@ -10,6 +10,7 @@ import { defineOperation } from '../../operation.ts';
 export const creditsBalance = defineOperation({
   id: 'credits.balance',
   path: '/v1/credits/balance',
+  resource: 'credits',
   methods: ['GET'],
   summary: 'Read the available credit balance',
   success: 200,

@@ -10,6 +10,7 @@ import { defineOperation } from '../../operation.ts';
 export const customContactFieldsEntryCreate = defineOperation({
   id: 'custom-contact-fields-entry.create',
   path: '/v1/custom-contact-fields-entry/create',
+  resource: 'fields',
   methods: ['POST'],
   summary: "Set a contact's value of a custom field",
   success: 201,

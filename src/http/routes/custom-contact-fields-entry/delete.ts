@@ -6,6 +6,7 @@ import { defineOperation } from '../../operation.ts';
 export const customContactFieldsEntryDelete = defineOperation({
   id: 'custom-contact-fields-entry.delete',
   path: '/v1/custom-contact-fields-entry/delete',
+  resource: 'fields',
   methods: ['DELETE'],
   summary: 'Delete a custom field value',
   success: 204,

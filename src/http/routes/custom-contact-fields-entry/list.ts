@@ -13,6 +13,7 @@ import { defineOperation } from '../../operation.ts';
 export const customContactFieldsEntryIndex = defineOperation({
   id: 'custom-contact-fields-entry.index',
   path: '/v1/custom-contact-fields-entry/index',
+  resource: 'fields',
   methods: ['GET'],
   summary: "List the account's custom field values",
   success: 200,

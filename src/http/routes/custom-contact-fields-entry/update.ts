@@ -11,6 +11,7 @@ import { defineOperation } from '../../operation.ts';
 export const customContactFieldsEntryUpdate = defineOperation({
   id: 'custom-contact-fields-entry.update',
   path: '/v1/custom-contact-fields-entry/update',
+  resource: 'fields',
   methods: ['POST', 'PUT', 'PATCH'],
   summary: "Update a contact's custom field value",
   success: 200,

@@ -7,6 +7,7 @@ import { defineOperation } from '../../operation.ts';
 export const customContactFieldsEntryView = defineOperation({
   id: 'custom-contact-fields-entry.view',
   path: '/v1/custom-contact-fields-entry/view',
+  resource: 'fields',
   methods: ['GET'],
   summary: 'Read one custom field value',
   success: 200,

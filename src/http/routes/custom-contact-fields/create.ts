@@ -11,6 +11,7 @@ import { defineOperation } from '../../operation.ts';
 export const customContactFieldsCreate = defineOperation({
   id: 'custom-contact-fields.create',
   path: '/v1/custom-contact-fields/create',
+  resource: 'fields',
   methods: ['POST'],
   summary: 'Create a custom contact field',
   success: 201,

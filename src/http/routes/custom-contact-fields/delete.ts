@@ -6,6 +6,7 @@ import { defineOperation } from '../../operation.ts';
 export const customContactFieldsDelete = defineOperation({
   id: 'custom-contact-fields.delete',
   path: '/v1/custom-contact-fields/delete',
+  resource: 'fields',
   methods: ['DELETE'],
   summary: 'Delete a custom contact field and its values',
   success: 204,

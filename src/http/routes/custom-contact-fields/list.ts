@@ -12,6 +12,7 @@ import { defineOperation } from '../../operation.ts';
 export const customContactFieldsIndex = defineOperation({
   id: 'custom-contact-fields.index',
   path: '/v1/custom-contact-fields/index',
+  resource: 'fields',
   methods: ['GET'],
   summary: "List the account's custom contact fields with their values",
   success: 200,

@@ -8,6 +8,7 @@ import { defineOperation } from '../../operation.ts';
 export const customContactFieldsUpdate = defineOperation({
   id: 'custom-contact-fields.update',
   path: '/v1/custom-contact-fields/update',
+  resource: 'fields',
   methods: ['PUT', 'PATCH'],
   summary: 'Rename a custom contact field',
   success: 200,

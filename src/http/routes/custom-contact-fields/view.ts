@@ -7,6 +7,7 @@ import { defineOperation } from '../../operation.ts';
 export const customContactFieldsView = defineOperation({
   id: 'custom-contact-fields.view',
   path: '/v1/custom-contact-fields/view',
+  resource: 'fields',
   methods: ['GET'],
   summary: 'Read one custom contact field with its values',
   success: 200,

@@ -10,6 +10,7 @@ import { defineOperation } from '../../operation.ts';
 export const groupsAddContacts = defineOperation({
   id: 'groups.add-contacts',
   path: '/v1/groups/add-contacts',
+  resource: 'groups',
   methods: ['POST'],
   summary: 'Add contacts to a group',
   success: 200,

@@ -10,6 +10,7 @@ import { defineOperation } from '../../operation.ts';
 export const groupsCreate = defineOperation({
   id: 'groups.create',
   path: '/v1/groups/create',
+  resource: 'groups',
   methods: ['POST'],
   summary: 'Create a group',
   success: 201,

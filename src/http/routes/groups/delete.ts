@@ -9,6 +9,7 @@ import { defineOperation } from '../../operation.ts';
 export const groupsDelete = defineOperation({
   id: 'groups.delete',
   path: '/v1/groups/delete',
+  resource: 'groups',
   methods: ['DELETE'],
   summary: 'Delete a group',
   success: 204,

@@ -11,6 +11,7 @@ import { defineOperation } from '../../operation.ts';
 export const groupsIndex = defineOperation({
   id: 'groups.index',
   path: '/v1/groups/index',
+  resource: 'groups',
   methods: ['GET'],
   summary: "List the account's groups",
   success: 200,

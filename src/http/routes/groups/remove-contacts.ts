@@ -10,6 +10,7 @@ import { defineOperation } from '../../operation.ts';
 export const groupsRemoveContacts = defineOperation({
   id: 'groups.remove-contacts',
   path: '/v1/groups/remove-contacts',
+  resource: 'groups',
   methods: ['POST'],
   summary: 'Remove contacts from a group',
   success: 200,

@@ -10,6 +10,7 @@ import { defineOperation } from '../../operation.ts';
 export const groupsUpdate = defineOperation({
   id: 'groups.update',
   path: '/v1/groups/update',
+  resource: 'groups',
   methods: ['PUT', 'PATCH'],
   summary: 'Rename a group and change its note',
   success: 200,

@@ -7,6 +7,7 @@ import { defineOperation } from '../../operation.ts';
 export const groupsView = defineOperation({
   id: 'groups.view',
   path: '/v1/groups/view',
+  resource: 'groups',
   methods: ['GET'],
   summary: 'Read one group',
   success: 200,

@@ -9,6 +9,7 @@ import { defineOperation } from '../../operation.ts';
 export const keywordCheck = defineOperation({
   id: 'keyword.check',
   path: '/v1/keyword/check',
+  resource: 'keywords',
   methods: ['GET'],
   summary: 'Check whether a keyword can be reserved on a number',
   success: 200,

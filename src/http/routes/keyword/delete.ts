@@ -6,6 +6,7 @@ import { defineOperation } from '../../operation.ts';
 export const keywordDelete = defineOperation({
   id: 'keyword.delete',
   path: '/v1/keyword/delete',
+  resource: 'keywords',
   methods: ['DELETE'],
   summary: 'Release a keyword reservation',
   success: 204,

@@ -17,6 +17,7 @@ import { defineOperation } from '../../operation.ts';
 export const keywordIndex = defineOperation({
   id: 'keyword.index',
   path: '/v1/keyword/index',
+  resource: 'keywords',
   methods: ['GET'],
   summary: "List the account's keyword reservations",
   success: 200,

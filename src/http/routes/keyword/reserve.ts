@@ -11,6 +11,7 @@ import { defineOperation } from '../../operation.ts';
 export const keywordReserve = defineOperation({
   id: 'keyword.reserve',
   path: '/v1/keyword/reserve',
+  resource: 'sms',
   methods: ['POST'],
   summary: 'Reserve a keyword on an account number',
   success: 201,

@@ -11,6 +11,7 @@ import { defineOperation } from '../../operation.ts';
 export const keywordUpdate = defineOperation({
   id: 'keyword.update',
   path: '/v1/keyword/update',
+  resource: 'keywords',
   methods: ['PUT', 'PATCH'],
   summary: 'Change a keyword reservation',
   success: 200,

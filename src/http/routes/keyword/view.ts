@@ -7,6 +7,7 @@ import { defineOperation } from '../../operation.ts';
 export const keywordView = defineOperation({
   id: 'keyword.view',
   path: '/v1/keyword/view',
+  resource: 'keywords',
   methods: ['GET'],
   summary: 'Read one keyword reservation',
   success: 200,

@@ -6,6 +6,7 @@ import { defineOperation } from '../../operation.ts';
 export const mediaDelete = defineOperation({
   id: 'media.delete',
   path: '/v1/media/delete',
+  resource: 'media',
   methods: ['DELETE'],
   summary: 'Delete a media (and remove it from templates)',
   success: 204,

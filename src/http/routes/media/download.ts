@@ -37,6 +37,7 @@ export function parseRange(header: string | undefined, size: number): { start: n
 export const mediaDownload = defineOperation({
   id: 'media.download',
   path: '/v1/media/download',
+  resource: 'media',
   methods: ['GET'],
   summary: 'Download the bytes of a media',
   success: 200,

@@ -8,6 +8,7 @@ import { defineOperation } from '../../operation.ts';
 export const mediaIndex = defineOperation({
   id: 'media.index',
   path: '/v1/media/index',
+  resource: 'media',
   methods: ['GET'],
   summary: "List the account's media",
   success: 200,

@@ -88,6 +88,7 @@ function readUpload<T>(body: Readable, contentType: string, onFile: (name: strin
 export const mediaUpload = defineOperation({
   id: 'media.upload',
   path: '/v1/media/upload',
+  resource: 'media',
   methods: ['POST'],
   summary: 'Upload an image for MMS',
   success: 201,

@@ -7,6 +7,7 @@ import { defineOperation } from '../../operation.ts';
 export const mediaView = defineOperation({
   id: 'media.view',
   path: '/v1/media/view',
+  resource: 'media',
   methods: ['GET'],
   summary: 'Read one media record',
   success: 200,

@@ -11,6 +11,7 @@ import { defineOperation } from '../../operation.ts';
 export const mmsTemplatesCreate = defineOperation({
   id: 'mms-templates.create',
   path: '/v1/mms-templates/create',
+  resource: 'media',
   methods: ['POST'],
   summary: 'Create an MMS template',
   success: 201,

@@ -6,6 +6,7 @@ import { defineOperation } from '../../operation.ts';
 export const mmsTemplatesDelete = defineOperation({
   id: 'mms-templates.delete',
   path: '/v1/mms-templates/delete',
+  resource: 'media',
   methods: ['DELETE'],
   summary: 'Delete an MMS template',
   success: 204,

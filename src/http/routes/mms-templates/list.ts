@@ -8,6 +8,7 @@ import { defineOperation } from '../../operation.ts';
 export const mmsTemplatesIndex = defineOperation({
   id: 'mms-templates.index',
   path: '/v1/mms-templates/index',
+  resource: 'media',
   methods: ['GET'],
   summary: "List the account's MMS templates",
   success: 200,

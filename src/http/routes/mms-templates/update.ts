@@ -8,6 +8,7 @@ import { defineOperation } from '../../operation.ts';
 export const mmsTemplatesUpdate = defineOperation({
   id: 'mms-templates.update',
   path: '/v1/mms-templates/update',
+  resource: 'media',
   methods: ['PUT', 'PATCH'],
   summary: 'Change an MMS template',
   success: 200,

@@ -7,6 +7,7 @@ import { defineOperation } from '../../operation.ts';
 export const mmsTemplatesView = defineOperation({
   id: 'mms-templates.view',
   path: '/v1/mms-templates/view',
+  resource: 'media',
   methods: ['GET'],
   summary: 'Read one MMS template',
   success: 200,

@@ -8,6 +8,7 @@ import { defineOperation } from '../../operation.ts';
 export const numbersIndex = defineOperation({
   id: 'numbers.index',
   path: '/v1/numbers/index',
+  resource: 'numbers',
   methods: ['GET'],
   summary: "List the account's numbers with their status",
   success: 200,

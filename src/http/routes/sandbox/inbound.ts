@@ -25,6 +25,7 @@ const SandboxInboundBodySchema = Type.Object({
 export const sandboxInboundOperation = defineOperation({
   id: 'sandbox.inbound',
   path: '/v1/sandbox/inbound',
+  resource: 'sms',
   methods: ['POST'],
   summary: 'Make up an inbound text (sandbox carrier only)',
   success: 201,

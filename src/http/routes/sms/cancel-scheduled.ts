@@ -7,6 +7,7 @@ import { scheduleDeps } from './messaging.ts';
 export const smsCancelScheduled = defineOperation({
   id: 'sms.cancel-scheduled',
   path: '/v1/sms/cancel-scheduled',
+  resource: 'sms',
   methods: ['DELETE'],
   summary: 'Cancel a scheduled message',
   success: 204,

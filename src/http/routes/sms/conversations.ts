@@ -12,6 +12,7 @@ import { defineOperation } from '../../operation.ts';
 export const smsConversations = defineOperation({
   id: 'sms.conversations',
   path: '/v1/sms/conversations',
+  resource: 'sms',
   methods: ['GET'],
   summary: 'List the conversations, newest first',
   success: 200,

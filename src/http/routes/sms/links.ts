@@ -11,6 +11,7 @@ import { defineOperation } from '../../operation.ts';
 export const smsLinks = defineOperation({
   id: 'sms.links',
   path: '/v1/sms/links',
+  resource: 'sms',
   methods: ['GET'],
   summary: "A message's tracked links with their clicks",
   success: 200,

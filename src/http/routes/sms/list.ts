@@ -12,6 +12,7 @@ import { defineOperation } from '../../operation.ts';
 export const smsIndex = defineOperation({
   id: 'sms.index',
   path: '/v1/sms/index',
+  resource: 'sms',
   methods: ['GET'],
   summary: 'List the message log',
   success: 200,

@@ -11,6 +11,7 @@ import { defineOperation } from '../../operation.ts';
 export const smsMarkRead = defineOperation({
   id: 'sms.mark-read',
   path: '/v1/sms/mark-read',
+  resource: 'sms',
   methods: ['POST'],
   summary: 'Mark a conversation read',
   success: 204,

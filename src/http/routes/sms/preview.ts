@@ -13,6 +13,7 @@ import { messagingDeps } from './messaging.ts';
 export const smsPreview = defineOperation({
   id: 'sms.preview',
   path: '/v1/sms/preview',
+  resource: 'sms',
   methods: ['POST'],
   summary: 'Preview one message: its personalised text, encoding, segments and credits',
   success: 200,

@@ -15,6 +15,7 @@ import { scheduleDeps } from './messaging.ts';
 export const smsSchedule = defineOperation({
   id: 'sms.schedule',
   path: '/v1/sms/schedule',
+  resource: 'sms',
   methods: ['POST'],
   summary: 'Schedule one message',
   success: 201,

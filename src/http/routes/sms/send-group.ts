@@ -11,6 +11,7 @@ import { messagingDeps } from './messaging.ts';
 export const smsSendGroup = defineOperation({
   id: 'sms.send-group',
   path: '/v1/sms/send-group',
+  resource: 'sms',
   methods: ['POST'],
   summary: 'Send one message to every member of a group',
   success: 201,

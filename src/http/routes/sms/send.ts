@@ -12,6 +12,7 @@ import { messagingDeps } from './messaging.ts';
 export const smsSend = defineOperation({
   id: 'sms.send',
   path: '/v1/sms/send',
+  resource: 'sms',
   methods: ['POST'],
   summary: 'Send one message',
   success: 201,

@@ -8,6 +8,7 @@ import { defineOperation } from '../../operation.ts';
 export const singleScheduleMessages = defineOperation({
   id: 'sms.single-schedule-messages',
   path: '/v1/sms/single-schedule-messages',
+  resource: 'sms',
   methods: ['GET'],
   summary: 'List scheduled single messages',
   success: 200,

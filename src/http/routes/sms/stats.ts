@@ -12,6 +12,7 @@ import { defineOperation } from '../../operation.ts';
 export const smsStats = defineOperation({
   id: 'sms.stats',
   path: '/v1/sms/stats',
+  resource: 'sms',
   methods: ['GET'],
   summary: 'Count the messages per hour or per day',
   success: 200,

@@ -16,6 +16,7 @@ import { scheduleDeps } from './messaging.ts';
 export const smsUpdateScheduled = defineOperation({
   id: 'sms.update-scheduled',
   path: '/v1/sms/update-scheduled',
+  resource: 'sms',
   methods: ['PUT', 'PATCH'],
   summary: 'Change a scheduled message',
   success: 200,

@@ -10,6 +10,7 @@ import { defineOperation } from '../../operation.ts';
 export const smsViewScheduled = defineOperation({
   id: 'sms.view-scheduled',
   path: '/v1/sms/view-scheduled',
+  resource: 'sms',
   methods: ['GET'],
   summary: 'Read one scheduled message',
   success: 200,

@@ -7,6 +7,7 @@ import { defineOperation } from '../../operation.ts';
 export const smsView = defineOperation({
   id: 'sms.view',
   path: '/v1/sms/view',
+  resource: 'sms',
   methods: ['GET'],
   summary: 'Read one message of the log',
   success: 200,

@@ -11,6 +11,7 @@ import { webhookDeps } from './deps.ts';
 export const webhooksCreate = defineOperation({
   id: 'webhooks.create',
   path: '/v1/webhooks/create',
+  resource: 'webhooks',
   methods: ['POST'],
   summary: 'Create a webhook (the reply alone shows its signing Secret)',
   success: 201,

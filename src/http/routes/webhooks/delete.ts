@@ -6,6 +6,7 @@ import { defineOperation } from '../../operation.ts';
 export const webhooksDelete = defineOperation({
   id: 'webhooks.delete',
   path: '/v1/webhooks/delete',
+  resource: 'webhooks',
   methods: ['DELETE'],
   summary: 'Delete a webhook and its deliveries',
   success: 204,

@@ -8,6 +8,7 @@ import { defineOperation } from '../../operation.ts';
 export const webhooksDeliveries = defineOperation({
   id: 'webhooks.deliveries',
   path: '/v1/webhooks/deliveries',
+  resource: 'webhooks',
   methods: ['GET'],
   summary: "A webhook's deliveries, newest first",
   success: 200,

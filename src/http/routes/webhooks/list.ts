@@ -8,6 +8,7 @@ import { defineOperation } from '../../operation.ts';
 export const webhooksIndex = defineOperation({
   id: 'webhooks.index',
   path: '/v1/webhooks/index',
+  resource: 'webhooks',
   methods: ['GET'],
   summary: "List the account's webhooks",
   success: 200,

@@ -11,6 +11,7 @@ import { webhookDeps } from './deps.ts';
 export const webhooksRedeliver = defineOperation({
   id: 'webhooks.redeliver',
   path: '/v1/webhooks/redeliver',
+  resource: 'webhooks',
   methods: ['POST'],
   summary: 'Queue a delivery once more',
   success: 200,

@@ -8,6 +8,7 @@ import { webhookDeps } from './deps.ts';
 export const webhooksUpdate = defineOperation({
   id: 'webhooks.update',
   path: '/v1/webhooks/update',
+  resource: 'webhooks',
   methods: ['PUT', 'PATCH'],
   summary: 'Change a webhook',
   success: 200,

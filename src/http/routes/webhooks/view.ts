@@ -7,6 +7,7 @@ import { defineOperation } from '../../operation.ts';
 export const webhooksView = defineOperation({
   id: 'webhooks.view',
   path: '/v1/webhooks/view',
+  resource: 'webhooks',
   methods: ['GET'],
   summary: 'Read one webhook',
   success: 200,

@@ -1,0 +1,120 @@
+import { useState } from 'preact/hooks';
+import type { Api, AuditEntry } from '../api.ts';
+import { ErrorLine, Pager, usePagedList } from './list.tsx';
+import { serviceDateTime } from './ui.tsx';
+
+interface Filters {
+  Actor: string;
+  Operation: string;
+  from: string;
+  to: string;
+}
+
+const NO_FILTERS: Filters = { Actor: '', Operation: '', from: '', to: '' };
+
+/**
+ * The audit log (docs/API.md §15, audit/index, newest first, paged): who did what, from where, and
+ * what the server answered, filtered by actor (`key:3:ci`, `user:2:ann@example.com`), operation
+ * (`groups.delete`, `session.create`) and a time range in the service's time zone.
+ */
+export function Audit(props: { api: Api }) {
+  const { api } = props;
+  const [draft, setDraft] = useState<Filters>(NO_FILTERS);
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const list = usePagedList<AuditEntry>(
+    (page) => {
+      const query: Record<string, string> = { page: String(page), 'per-page': '50' };
+      if (filters.Actor.trim() !== '') query.Actor = filters.Actor.trim();
+      if (filters.Operation.trim() !== '') query.Operation = filters.Operation.trim();
+      if (filters.from !== '') query.from = serviceDateTime(filters.from);
+      if (filters.to !== '') query.to = serviceDateTime(filters.to);
+      return api.call<AuditEntry[]>('GET', '/v1/audit/index', { query });
+    },
+    [api, filters],
+  );
+  const field = (key: keyof Filters) => ({
+    value: draft[key],
+    onInput: (e: { currentTarget: { value: string } }) => setDraft({ ...draft, [key]: e.currentTarget.value }),
+  });
+
+  return (
+    <>
+      <h1>Audit log</h1>
+      <p class="hint">
+        Every change made with a key or by a person, every sign-in and sign-out, newest first. Times are in the service's time zone.
+      </p>
+      <form
+        class="filters"
+        aria-label="Filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          list.setPage(1);
+          setFilters(draft);
+        }}
+      >
+        <label>
+          Actor
+          <input placeholder="user:2:ann@example.com" spellcheck={false} {...field('Actor')} />
+        </label>
+        <label>
+          Operation
+          <input placeholder="keys.create" spellcheck={false} {...field('Operation')} />
+        </label>
+        <label>
+          From
+          <input type="datetime-local" {...field('from')} />
+        </label>
+        <label>
+          To
+          <input type="datetime-local" {...field('to')} />
+        </label>
+        <button type="submit">Filter</button>
+      </form>
+      <ErrorLine error={list.error} />
+      {list.rows === undefined ? (
+        <p role="status">Loading…</p>
+      ) : list.rows.length === 0 ? (
+        <p>No entries.</p>
+      ) : (
+        <div class="table-box">
+          <table>
+            <caption class="visually-hidden">Audit entries, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Actor</th>
+                <th scope="col">Operation</th>
+                <th scope="col">Object</th>
+                <th scope="col">Status</th>
+                <th scope="col">Address</th>
+                <th scope="col">Request</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.rows.map((a) => (
+                <tr key={a.Id} data-testid="audit-entry">
+                  <td class="nowrap" data-label="Time">
+                    {a.DateCreated}
+                  </td>
+                  <td class="text" data-label="Actor">
+                    {a.Actor}
+                  </td>
+                  <td data-label="Operation">
+                    <code>{a.Operation}</code>
+                  </td>
+                  <td data-label="Object">{a.ObjectId || '–'}</td>
+                  <td data-label="Status">{a.Status}</td>
+                  <td data-label="Address">{a.Ip}</td>
+                  <td data-label="Request">
+                    <code class="text">{a.RequestId}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager list={list} noun="entries" />
+    </>
+  );
+}

@@ -1,0 +1,113 @@
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+
+/**
+ * A destructive action asked twice, in the page (no `window.confirm`): the button shows a question
+ * with the confirming button, focused, and Cancel. Nothing is sent until the second click.
+ */
+export function ConfirmButton(props: {
+  /** The first button's text, e.g. "Revoke". */
+  label: string;
+  /** Its accessible name when the text alone is ambiguous in a list, e.g. "Revoke key ci". */
+  ariaLabel?: string;
+  /** The question, e.g. "Revoke key ci? Programs using it stop working at once." */
+  question: string;
+  /** The confirming button's text, e.g. "Revoke key". */
+  confirm: string;
+  onConfirm: () => unknown;
+  disabled?: boolean;
+}) {
+  const [asking, setAsking] = useState(false);
+  const confirmRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (asking) confirmRef.current?.focus();
+  }, [asking]);
+  if (!asking)
+    return (
+      <button type="button" class="secondary" aria-label={props.ariaLabel} disabled={props.disabled} onClick={() => setAsking(true)}>
+        {props.label}
+      </button>
+    );
+  return (
+    <div class="confirm" role="group" aria-label="Confirm">
+      <p>{props.question}</p>
+      <div class="actions">
+        <button
+          ref={confirmRef}
+          type="button"
+          class="danger"
+          onClick={() => {
+            setAsking(false);
+            void props.onConfirm();
+          }}
+        >
+          {props.confirm}
+        </button>
+        <button type="button" class="secondary" onClick={() => setAsking(false)}>
+          Cancel
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** Copies `text` to the clipboard; where the browser refuses, says to select it by hand. */
+export function CopyButton(props: { text: string; label?: string }) {
+  const [done, setDone] = useState<string | undefined>();
+  return (
+    <>
+      <button
+        type="button"
+        class="secondary"
+        onClick={() => {
+          navigator.clipboard
+            ?.writeText(props.text)
+            .then(() => setDone('Copied.'))
+            .catch(() => setDone('The browser did not allow copying: select the text and copy it.'));
+          if (!navigator.clipboard) setDone('The browser did not allow copying: select the text and copy it.');
+        }}
+      >
+        {props.label ?? 'Copy'}
+      </button>
+      <span class="hint" role="status">
+        {done ?? ''}
+      </span>
+    </>
+  );
+}
+
+/**
+ * A secret the server shows once (a key's secret, an invite link, recovery codes): the value, a
+ * Copy button, the warning that it will not be shown again, and Done to hide it.
+ */
+export function ShownOnce(props: { title: string; value: string; warning: string; onDone: () => void; children?: ComponentChildren }) {
+  const box = useRef<HTMLElement>(null);
+  const id = useId();
+  useEffect(() => box.current?.focus(), []);
+  return (
+    <section class="card once" aria-labelledby={id} tabIndex={-1} ref={box} data-testid="shown-once">
+      <h2 id={id}>{props.title}</h2>
+      <p class="warning">{props.warning}</p>
+      {props.children ?? (
+        <p>
+          <code class="secret" data-testid="secret">
+            {props.value}
+          </code>
+        </p>
+      )}
+      <div class="actions">
+        <CopyButton text={props.value} />
+        <button type="button" onClick={props.onDone}>
+          Done
+        </button>
+      </div>
+    </section>
+  );
+}
+
+/** A datetime-local value (`YYYY-MM-DDTHH:MM`) as `YYYY-MM-DD HH:MM:SS`, read in the service's time zone; "" stays "". */
+export function serviceDateTime(value: string): string {
+  if (value === '') return '';
+  const [date = '', time = ''] = value.split('T');
+  return `${date} ${time.length === 5 ? `${time}:00` : time}`;
+}

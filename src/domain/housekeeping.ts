@@ -1,0 +1,21 @@
+import type { Store } from '../store/db.ts';
+import * as sessions from '../store/repositories/sessions.ts';
+import * as users from '../store/repositories/users.ts';
+import { purgeAuditLog } from './audit.ts';
+import { SESSION_IDLE_SECONDS } from './credentials.ts';
+import { LOCKOUT_WINDOW_SECONDS } from './sign-in.ts';
+
+/**
+ * The hourly clean-up of what §15 keeps only for a while (docs/API.md §15): audit entries older
+ * than MSGSVC_AUDIT_DAYS, sessions past their limits, sign-in failures past the lockout's window,
+ * and passkey challenges never answered.
+ * @param now epoch seconds.
+ * @returns how many audit entries were deleted.
+ */
+export async function purgeExpired(store: Store, now: number, auditDays: number): Promise<number> {
+  const audit = await purgeAuditLog(store, now, auditDays);
+  await sessions.purgeSessions(store.db, now, SESSION_IDLE_SECONDS);
+  await users.purgeFailures(store.db, now - LOCKOUT_WINDOW_SECONDS);
+  await users.purgeChallenges(store.db, now);
+  return audit;
+}

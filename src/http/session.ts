@@ -1,0 +1,145 @@
+import { parse as parseCookie, serialize as serializeCookie } from 'cookie';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.ts';
+import { resolveSession } from '../domain/credentials.ts';
+import type { Principal } from '../domain/principal.ts';
+import * as signIn from '../domain/sign-in.ts';
+import type { Store } from '../domain/store.ts';
+import { hashToken } from '../domain/tokens.ts';
+import { viewUser } from '../domain/users.ts';
+import { accountName } from '../domain/accounts.ts';
+import { createTimeFormat, systemClock, type Clock } from '../lib/time.ts';
+import { userRecord } from '../records/users.ts';
+import { readBody } from './plugins/body.ts';
+import { negotiateHook } from './plugins/negotiate.ts';
+import { INVALID_CREDENTIALS, SESSION_COOKIE } from './plugins/auth.ts';
+import { HttpError, setWireHeader } from './wire.ts';
+
+/**
+ * The console's session API (docs/API.md §15.3–15.4), outside /v1: sign-in (password and code,
+ * a key, or a passkey), the session, sign-out, invites, one's own password, two-factor and
+ * passkeys. Answers are JSON (or XML when asked), errors in the API's shapes. The cookie is
+ * `msgsvc_session`: HttpOnly, SameSite=Strict, Path=/, Secure when MSGSVC_PUBLIC_URL is https, and
+ * its value is never stored (only its SHA-256 hash).
+ *
+ * The routes that change a signed-in person's own settings rely on SameSite=Strict (the browser
+ * never sends the cookie from another site) rather than X-CSRF-Token, which /v1 requires.
+ */
+
+export interface SessionRouteDeps {
+  store: Store;
+  config: Config;
+  clock?: Clock;
+}
+
+/** The relying party of passkeys: MSGSVC_PUBLIC_URL's host and origin, else the request's own. */
+function relyingParty(config: Config, request: FastifyRequest): { rpId: string; origin: string } {
+  const origin = config.publicUrl !== undefined ? new URL(config.publicUrl).origin : `${request.protocol}://${request.host}`;
+  return { rpId: new URL(origin).hostname, origin };
+}
+
+export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDeps): void {
+  const clock = deps.clock ?? systemClock;
+  const time = createTimeFormat(deps.config.timeZone);
+  const toUser = userRecord(time);
+  const secure = deps.config.publicUrl?.startsWith('https:') === true;
+  const signInDeps = (request: FastifyRequest): signIn.SignInDeps => ({ store: deps.store, clock, ...relyingParty(deps.config, request) });
+  const who = (request: FastifyRequest): signIn.Requester => ({ ip: request.ip, requestId: request.id });
+
+  function setCookie(reply: FastifyReply, value: string, maxAge: number): void {
+    reply.header('Set-Cookie', serializeCookie(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'strict', path: '/', secure, maxAge }));
+  }
+  async function opened(reply: FastifyReply, session: Promise<signIn.NewSession>): Promise<FastifyReply> {
+    const s = await session;
+    setCookie(reply, s.cookie, s.maxAge);
+    return reply.code(204).send();
+  }
+  /** The live session of the request's cookie. @throws HttpError 401. */
+  async function current(request: FastifyRequest): Promise<Principal> {
+    const header = request.headers.cookie;
+    const value = header === undefined ? undefined : parseCookie(header)[SESSION_COOKIE];
+    const principal = value ? await resolveSession(deps.store, hashToken(value), clock.nowSeconds(), request.ip) : undefined;
+    if (!principal) throw new HttpError(401, INVALID_CREDENTIALS);
+    return principal;
+  }
+  const fields = (request: FastifyRequest): Record<string, unknown> => ({ ...readBody(request) });
+
+  // eslint-disable-next-line @typescript-eslint/require-await -- an async plugin: a throw while registering rejects app.ready()
+  app.register(async (api) => {
+    api.addHook('onRequest', negotiateHook);
+    api.addHook('onSend', (_request, reply, payload, done) => {
+      // Nothing here may be cached: sessions, secrets, recovery codes.
+      setWireHeader(reply, 'Cache-Control', 'no-store');
+      done(null, payload);
+    });
+
+    api.post('/console/api/session', async (request, reply) => {
+      const input = fields(request);
+      const d = signInDeps(request);
+      if (Object.hasOwn(input, 'Key')) return opened(reply, signIn.signInWithKey(d, who(request), input));
+      if (Object.hasOwn(input, 'Passkey')) return opened(reply, signIn.signInWithPasskey(d, who(request), input));
+      return opened(reply, signIn.signInWithPassword(d, who(request), input));
+    });
+    api.get('/console/api/session', async (request) => {
+      const p = await current(request);
+      const user = p.userId !== undefined ? toUser(await viewUser(deps, p.accountId, String(p.userId))) : null;
+      const key = p.keyId !== undefined ? { Id: p.keyId, Name: p.actor.split(':').slice(2).join(':') } : null;
+      return {
+        User: user,
+        Key: key,
+        Account: { Id: p.accountId, Name: (await accountName(deps.store, p.accountId)) ?? '' },
+        Scopes: p.scopes,
+        CsrfToken: p.csrf,
+      };
+    });
+    api.delete('/console/api/session', async (request, reply) => {
+      const p = await current(request);
+      await signIn.signOut({ store: deps.store, clock }, who(request), { id: p.sessionId!, accountId: p.accountId, actor: p.actor });
+      setCookie(reply, '', 0);
+      return reply.code(204).send();
+    });
+    api.post('/console/api/invite', async (request, reply) =>
+      opened(reply, signIn.acceptInvite(signInDeps(request), who(request), fields(request))),
+    );
+    api.put('/console/api/password', async (request, reply) => {
+      const p = await current(request);
+      await signIn.changePassword(signInDeps(request), p.userId, fields(request));
+      return reply.code(204).send();
+    });
+
+    api.post('/console/api/2fa', async (request) => signIn.beginTwoFactor(signInDeps(request), (await current(request)).userId));
+    api.post('/console/api/2fa/confirm', async (request) =>
+      signIn.confirmTwoFactor(signInDeps(request), (await current(request)).userId, fields(request)),
+    );
+    api.delete('/console/api/2fa', async (request, reply) => {
+      await signIn.disableTwoFactor(signInDeps(request), (await current(request)).userId, fields(request));
+      return reply.code(204).send();
+    });
+
+    const passkeyRecord = (p: { id: number; name: string; created_at: number; last_used_at: number | null }) => ({
+      Id: p.id,
+      Name: p.name,
+      DateCreated: time.dateTime(Number(p.created_at)),
+      DateLastUsed: p.last_used_at === null ? null : time.dateTime(Number(p.last_used_at)),
+    });
+    api.get('/console/api/passkeys', async (request) =>
+      (await signIn.listPasskeys(signInDeps(request), (await current(request)).userId)).map(passkeyRecord),
+    );
+    api.post('/console/api/passkeys/options', async (request) =>
+      signIn.passkeyRegistrationOptions(signInDeps(request), (await current(request)).userId),
+    );
+    api.post('/console/api/passkeys', async (request, reply) => {
+      const row = await signIn.registerPasskey(signInDeps(request), (await current(request)).userId, fields(request));
+      return reply.code(201).send(passkeyRecord(row));
+    });
+    api.delete('/console/api/passkeys', async (request, reply) => {
+      const id = request.queryParams.get('id');
+      const p = await current(request);
+      if (typeof id !== 'string' || !(await signIn.deletePasskey(signInDeps(request), p.userId, id))) {
+        throw new HttpError(404, `Object not found: ${typeof id === 'string' ? id : ''}`);
+      }
+      return reply.code(204).send();
+    });
+    api.post('/console/api/passkeys/sign-in', async (request) => signIn.passkeySignInOptions(signInDeps(request)));
+  });
+}

@@ -1,0 +1,130 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Db } from './types.ts';
+
+/**
+ * The audit log's writer (docs/API.md §15.5). A request that changes something runs its handler
+ * inside `runAudited(entry, …)`; the first transaction the handler commits (inTransaction in
+ * db.ts) writes the entry inside itself, just before COMMIT: the change and its entry commit
+ * together or not at all, across kill -9. A request that commits no transaction of its own (a
+ * refusal, an error) gets its entry written after the response (`writeAuditEntry`).
+ */
+
+/** One entry, as the request knows it. */
+export interface AuditEntry {
+  accountId: number;
+  /** `key:{Id}:{Name}`, `user:{Id}:{Email}`, `operator:{Id}:{Name}` or `system`. */
+  actor: string;
+  ip: string;
+  /** The OpenAPI operationId, or `session.create` / `session.delete`. */
+  operation: string;
+  /** The record's id (`""` when none): the `id` parameter, else the id of what the first transaction returned. */
+  objectId: string;
+  /** The HTTP status expected on success; corrected after the response when it differs. */
+  status: number;
+  requestId: string;
+  /** Epoch seconds of the entry. */
+  at: number;
+  /** The row written, once written. */
+  entryId?: number;
+}
+
+const current = new AsyncLocalStorage<AuditEntry>();
+
+/** Runs `fn` with `entry` as the audit entry of whatever it commits first. */
+export function runAudited<T>(entry: AuditEntry, fn: () => Promise<T>): Promise<T> {
+  return current.run(entry, fn);
+}
+
+/** The id of a transaction's result, when it is a row or holds one (`{ id }`, `{ row: { id } }`). */
+function idOf(result: unknown): string {
+  if (typeof result !== 'object' || result === null) return '';
+  const r = result as { id?: unknown; row?: { id?: unknown } };
+  if (typeof r.id === 'number' || typeof r.id === 'string') return String(r.id);
+  if (typeof r.row === 'object' && r.row !== null && (typeof r.row.id === 'number' || typeof r.row.id === 'string'))
+    return String(r.row.id);
+  return '';
+}
+
+/**
+ * Called by inTransaction inside every transaction just before COMMIT: writes the entry of the
+ * request running this transaction, if it has one and it is not written yet.
+ */
+export async function auditBeforeCommit(tx: Db, result: unknown): Promise<void> {
+  const entry = current.getStore();
+  if (entry === undefined || entry.entryId !== undefined) return;
+  if (entry.objectId === '') entry.objectId = idOf(result);
+  entry.entryId = await insertEntry(tx, entry);
+}
+
+/** Writes `entry` on its own (no change of the request committed it). */
+export async function writeAuditEntry(db: Db, entry: AuditEntry): Promise<number> {
+  entry.entryId = await insertEntry(db, entry);
+  return entry.entryId;
+}
+
+/** Sets the status of an entry already written (the response's status differed from the expected one). */
+export async function setAuditStatus(db: Db, id: number, status: number): Promise<void> {
+  await db.updateTable('audit_log').set({ status }).where('id', '=', id).execute();
+}
+
+async function insertEntry(db: Db, e: AuditEntry): Promise<number> {
+  const { id } = await db
+    .insertInto('audit_log')
+    .values({
+      account_id: e.accountId,
+      created_at: e.at,
+      actor: e.actor,
+      ip: e.ip,
+      operation: e.operation,
+      object_id: e.objectId.slice(0, 255),
+      status: e.status,
+      request_id: e.requestId.slice(0, 255),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return id;
+}
+
+export interface AuditFilter {
+  actor?: string;
+  operation?: string;
+  /** Epoch seconds, inclusive. */
+  from?: number;
+  to?: number;
+}
+
+function filtered(db: Db, accountId: number, f: AuditFilter) {
+  let q = db.selectFrom('audit_log').where('account_id', '=', accountId);
+  if (f.actor !== undefined) q = q.where('actor', '=', f.actor);
+  if (f.operation !== undefined) q = q.where('operation', '=', f.operation);
+  if (f.from !== undefined) q = q.where('created_at', '>=', f.from);
+  if (f.to !== undefined) q = q.where('created_at', '<=', f.to);
+  return q;
+}
+
+export async function countAudit(db: Db, accountId: number, f: AuditFilter): Promise<number> {
+  const r = await filtered(db, accountId, f)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+/** A page of the account's entries, newest first. */
+export async function listAudit(db: Db, accountId: number, f: AuditFilter, limit: number, offset: number) {
+  return filtered(db, accountId, f).selectAll().orderBy('id', 'desc').limit(limit).offset(offset).execute();
+}
+
+/** Deletes entries older than `before` (epoch seconds), at most `batch` of them; returns how many. */
+export async function purgeAudit(db: Db, before: number, batch: number): Promise<number> {
+  const ids = await db.selectFrom('audit_log').select('id').where('created_at', '<', before).orderBy('id').limit(batch).execute();
+  if (ids.length === 0) return 0;
+  const r = await db
+    .deleteFrom('audit_log')
+    .where(
+      'id',
+      'in',
+      ids.map((i) => i.id),
+    )
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
