@@ -194,8 +194,14 @@ export async function signInWithPassword(deps: SignInDeps, who: Requester, input
     ...(password === '' ? [{ field: 'Password', message: 'Password cannot be blank.' }] : []),
   ];
   if (blank.length > 0) throw new ValidationFailedError(blank);
-  await checkLockout(deps.store, [`ip:${who.ip}`, emailSubject(email)], now);
   const user = email.length <= 255 ? await repo.findUserByEmail(deps.store.db, email.toLowerCase()) : undefined;
+  try {
+    await checkLockout(deps.store, [`ip:${who.ip}`, emailSubject(email)], now);
+  } catch (err) {
+    // A refused sign-in of an email that exists is in its account's audit log too (429).
+    if (user) await writeEntry(deps.store.db, auditOf(user.account_id, `user:${user.id}:${user.email}`, who, 'session.create', 429, now));
+    throw err;
+  }
   // Unknown email, or no password chosen yet: verify against a dummy hash all the same.
   const stored = user?.password_hash ?? (await dummy());
   const ok = (await verifyPassword(stored, password.slice(0, 4096))) && user !== undefined && user.password_hash !== null;
@@ -283,14 +289,15 @@ export async function changePassword(deps: SignInDeps, userId: number | undefine
     errors.push({ field: 'CurrentPassword', message: 'Current Password is invalid.' });
   errors.push(...passwordErrors(input.Password));
   if (errors.length > 0) throw new ValidationFailedError(errors);
-  await repo.updateUser(deps.store.db, user.id, { password_hash: await hashPassword(input.Password as string) }, deps.clock.nowSeconds());
+  const hash = await hashPassword(input.Password as string);
+  await inTransaction(deps.store, (tx) => repo.updateUser(tx, user.id, { password_hash: hash }, deps.clock.nowSeconds()));
 }
 
 /** `POST /console/api/2fa`: a new secret to enrol (`Secret` base32, `Uri` otpauth://). Not on until confirmed. */
 export async function beginTwoFactor(deps: SignInDeps, userId: number | undefined): Promise<{ Secret: string; Uri: string }> {
   const user = await person(deps, userId);
   const secret = new OTPAuth.Secret({ size: 20 }).base32;
-  await repo.updateUser(deps.store.db, user.id, { totp_pending: secret }, undefined);
+  await inTransaction(deps.store, (tx) => repo.updateUser(tx, user.id, { totp_pending: secret }, undefined));
   return { Secret: secret, Uri: totp(secret, user.email).toString() };
 }
 
@@ -365,7 +372,9 @@ export async function passkeyRegistrationOptions(deps: SignInDeps, userId: numbe
     excludeCredentials: existing.map((p) => ({ id: p.credential_id })),
     authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
   });
-  await repo.putChallenge(deps.store.db, `reg:${user.id}`, options.challenge, user.id, deps.clock.nowSeconds() + CHALLENGE_SECONDS);
+  await inTransaction(deps.store, (tx) =>
+    repo.putChallenge(tx, `reg:${user.id}`, options.challenge, user.id, deps.clock.nowSeconds() + CHALLENGE_SECONDS),
+  );
   return options;
 }
 
@@ -398,22 +407,24 @@ export async function registerPasskey(
   if (!verified.verified || !verified.registrationInfo) throw invalid;
   const c = verified.registrationInfo.credential;
   const name = text(input.Name).trim().slice(0, 64) || 'Passkey';
-  const id = await repo.insertPasskey(deps.store.db, {
-    userId: user.id,
-    credentialId: c.id,
-    publicKey: Buffer.from(c.publicKey).toString('base64url'),
-    counter: c.counter,
-    transports: JSON.stringify(c.transports ?? []),
-    name,
-    now,
-  });
+  const id = await inTransaction(deps.store, (tx) =>
+    repo.insertPasskey(tx, {
+      userId: user.id,
+      credentialId: c.id,
+      publicKey: Buffer.from(c.publicKey).toString('base64url'),
+      counter: c.counter,
+      transports: JSON.stringify(c.transports ?? []),
+      name,
+      now,
+    }),
+  );
   return (await repo.listPasskeys(deps.store.db, user.id)).find((p) => p.id === id)!;
 }
 
 export async function deletePasskey(deps: SignInDeps, userId: number | undefined, id: string): Promise<boolean> {
   const user = await person(deps, userId);
   const n = toId(id);
-  return n !== null && (await repo.deletePasskey(deps.store.db, user.id, n)) > 0;
+  return n !== null && (await inTransaction(deps.store, (tx) => repo.deletePasskey(tx, user.id, n))) > 0;
 }
 
 /** `POST /console/api/passkeys/sign-in`: a challenge for navigator.credentials.get (any passkey of this service). */

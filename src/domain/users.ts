@@ -230,9 +230,10 @@ export async function deleteUser(deps: Pick<UserDeps, 'store' | 'clock'>, princi
 }
 
 /**
- * `users/reset?id=` (POST): a new InviteUrl; the person's password, two-factor and sessions end at
- * once (decision: a reset is how a person who lost their password or their authenticator gets back
- * in, so the link must be enough). Resetting an owner takes an owner.
+ * `users/reset?id=` (POST): a new InviteUrl; the person's password, two-factor, passkeys and
+ * sessions end at once (decision: a reset is how a person who lost their password or their
+ * authenticator gets back in, so the link must be enough, and whatever may have leaked stops).
+ * Resetting an owner takes an owner.
  */
 export async function resetUser(deps: UserDeps, principal: Principal, id: string): Promise<{ row: UserRow; inviteUrl: string }> {
   const user = await viewUser(deps, principal.accountId, id);
@@ -256,6 +257,7 @@ export async function resetUser(deps: UserDeps, principal: Principal, id: string
       now,
     );
     await repo.replaceRecoveryCodes(tx, user.id, []);
+    await repo.deletePasskeysOf(tx, user.id);
     return (await repo.findUser(tx, principal.accountId, user.id))!;
   });
   noteCredentialChange();

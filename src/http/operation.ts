@@ -317,6 +317,11 @@ function route(app: FastifyInstance, op: Operation, deps: RouteDeps, idempotency
         request.auditEntry = entry;
         result = await runAudited(entry, () => handle(context));
         if (entry.entryId === undefined) {
+          // Nothing committed a transaction (a change that needed none, or none at all): the entry
+          // on its own, naming the record the reply holds.
+          const record = (Array.isArray(result) ? result[0] : result) as { Id?: unknown } | undefined;
+          if (entry.objectId === '' && (typeof record?.Id === 'number' || typeof record?.Id === 'string'))
+            entry.objectId = String(record.Id);
           await writeAuditEntry(deps.store, entry);
         }
       }

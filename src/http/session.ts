@@ -8,6 +8,7 @@ import type { Store } from '../domain/store.ts';
 import { hashToken } from '../domain/tokens.ts';
 import { viewUser } from '../domain/users.ts';
 import { accountName } from '../domain/accounts.ts';
+import { runAudited, setAuditStatus, writeAuditEntry, type AuditEntry } from '../domain/audit.ts';
 import { createTimeFormat, systemClock, type Clock } from '../lib/time.ts';
 import { userRecord } from '../records/users.ts';
 import { readBody } from './plugins/body.ts';
@@ -63,10 +64,39 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
     return principal;
   }
   const fields = (request: FastifyRequest): Record<string, unknown> => ({ ...readBody(request) });
+  /**
+   * Runs a signed-in person's change of their own settings with its audit entry (API.md §15.5):
+   * written in the change's transaction, its status corrected after the response when it differs.
+   */
+  async function audited<T>(request: FastifyRequest, operation: string, status: number, fn: (p: Principal) => Promise<T>): Promise<T> {
+    const p = await current(request);
+    const entry: AuditEntry = {
+      accountId: p.accountId,
+      actor: p.actor,
+      ip: request.ip,
+      operation,
+      objectId: '',
+      status,
+      requestId: request.id,
+      at: clock.nowSeconds(),
+    };
+    request.auditEntry = entry;
+    return runAudited(entry, () => fn(p));
+  }
 
   // eslint-disable-next-line @typescript-eslint/require-await -- an async plugin: a throw while registering rejects app.ready()
   app.register(async (api) => {
     api.addHook('onRequest', negotiateHook);
+    api.addHook('onResponse', (request, reply, done) => {
+      const entry = request.auditEntry;
+      if (entry === undefined || (entry.entryId !== undefined && entry.status === reply.statusCode)) return done();
+      const write =
+        entry.entryId !== undefined
+          ? setAuditStatus(deps.store, entry.entryId, reply.statusCode)
+          : writeAuditEntry(deps.store, { ...entry, status: reply.statusCode });
+      write.catch((err: unknown) => request.log.error({ err, reqId: request.id }, 'audit entry not written'));
+      done();
+    });
     api.addHook('onSend', (_request, reply, payload, done) => {
       // Nothing here may be cached: sessions, secrets, recovery codes.
       setWireHeader(reply, 'Cache-Control', 'no-store');
@@ -102,17 +132,18 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
       opened(reply, signIn.acceptInvite(signInDeps(request), who(request), fields(request))),
     );
     api.put('/console/api/password', async (request, reply) => {
-      const p = await current(request);
-      await signIn.changePassword(signInDeps(request), p.userId, fields(request));
+      await audited(request, 'password.update', 204, (p) => signIn.changePassword(signInDeps(request), p.userId, fields(request)));
       return reply.code(204).send();
     });
 
-    api.post('/console/api/2fa', async (request) => signIn.beginTwoFactor(signInDeps(request), (await current(request)).userId));
+    api.post('/console/api/2fa', async (request) =>
+      audited(request, '2fa.create', 200, (p) => signIn.beginTwoFactor(signInDeps(request), p.userId)),
+    );
     api.post('/console/api/2fa/confirm', async (request) =>
-      signIn.confirmTwoFactor(signInDeps(request), (await current(request)).userId, fields(request)),
+      audited(request, '2fa.confirm', 200, (p) => signIn.confirmTwoFactor(signInDeps(request), p.userId, fields(request))),
     );
     api.delete('/console/api/2fa', async (request, reply) => {
-      await signIn.disableTwoFactor(signInDeps(request), (await current(request)).userId, fields(request));
+      await audited(request, '2fa.delete', 204, (p) => signIn.disableTwoFactor(signInDeps(request), p.userId, fields(request)));
       return reply.code(204).send();
     });
 
@@ -126,18 +157,22 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
       (await signIn.listPasskeys(signInDeps(request), (await current(request)).userId)).map(passkeyRecord),
     );
     api.post('/console/api/passkeys/options', async (request) =>
-      signIn.passkeyRegistrationOptions(signInDeps(request), (await current(request)).userId),
+      audited(request, 'passkeys.options', 200, (p) => signIn.passkeyRegistrationOptions(signInDeps(request), p.userId)),
     );
     api.post('/console/api/passkeys', async (request, reply) => {
-      const row = await signIn.registerPasskey(signInDeps(request), (await current(request)).userId, fields(request));
+      const row = await audited(request, 'passkeys.create', 201, (p) =>
+        signIn.registerPasskey(signInDeps(request), p.userId, fields(request)),
+      );
       return reply.code(201).send(passkeyRecord(row));
     });
     api.delete('/console/api/passkeys', async (request, reply) => {
       const id = request.queryParams.get('id');
-      const p = await current(request);
-      if (typeof id !== 'string' || !(await signIn.deletePasskey(signInDeps(request), p.userId, id))) {
-        throw new HttpError(404, `Object not found: ${typeof id === 'string' ? id : ''}`);
-      }
+      await audited(request, 'passkeys.delete', 204, async (p) => {
+        if (typeof id === 'string' && request.auditEntry) request.auditEntry.objectId = id;
+        if (typeof id !== 'string' || !(await signIn.deletePasskey(signInDeps(request), p.userId, id))) {
+          throw new HttpError(404, `Object not found: ${typeof id === 'string' ? id : ''}`);
+        }
+      });
       return reply.code(204).send();
     });
     api.post('/console/api/passkeys/sign-in', async (request) => signIn.passkeySignInOptions(signInDeps(request)));

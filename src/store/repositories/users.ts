@@ -186,6 +186,11 @@ export async function usePasskey(db: Db, id: number, counter: number, now: numbe
   await db.updateTable('passkeys').set({ counter, last_used_at: now }).where('id', '=', id).execute();
 }
 
+/** Removes every passkey of a person (a reset). */
+export async function deletePasskeysOf(db: Db, userId: number): Promise<void> {
+  await db.deleteFrom('passkeys').where('user_id', '=', userId).execute();
+}
+
 export async function deletePasskey(db: Db, userId: number, id: number): Promise<number> {
   const r = await db.deleteFrom('passkeys').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
   return Number(r.numDeletedRows);
