@@ -13,7 +13,7 @@ import { messages } from './validation.ts';
  */
 
 export type AuditEntry = audit.AuditEntry;
-export { runAudited } from '../store/audit.ts';
+export { auditedStore } from '../store/audit.ts';
 
 /** Writes an entry that no change of the request committed (a refusal or an error). */
 export function writeAuditEntry(store: Store, entry: AuditEntry): Promise<number> {

@@ -7,7 +7,7 @@ import type { Clock, TimeFormat } from '../lib/time.ts';
 import type { Store } from '../domain/store.ts';
 import { scopeOf, type Resource, type Scope } from '../domain/scopes.ts';
 import type { Principal } from '../domain/principal.ts';
-import { runAudited, writeAuditEntry, type AuditEntry } from '../domain/audit.ts';
+import { auditedStore, writeAuditEntry, type AuditEntry } from '../domain/audit.ts';
 import { systemClock } from '../lib/time.ts';
 import { readBody } from './plugins/body.ts';
 import { requiredId, requiredParam } from './params.ts';
@@ -315,7 +315,9 @@ function route(app: FastifyInstance, op: Operation, deps: RouteDeps, idempotency
         // commits); a handler that committed none still gets its entry before its answer.
         const entry = auditEntryOf(request, op, op.success, (deps.clock ?? systemClock).nowSeconds());
         request.auditEntry = entry;
-        result = await runAudited(entry, () => handle(context));
+        // The handler is built for this request over a store view that carries the entry (its
+        // factory only gathers dependencies): the first transaction it commits writes the entry.
+        result = await op.handler({ ...deps, store: auditedStore(deps.store, entry) })(context);
         if (entry.entryId === undefined) {
           // Nothing committed a transaction (a change that needed none, or none at all): the entry
           // on its own, naming the record the reply holds.

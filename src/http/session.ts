@@ -8,7 +8,7 @@ import type { Store } from '../domain/store.ts';
 import { hashToken } from '../domain/tokens.ts';
 import { viewUser } from '../domain/users.ts';
 import { accountName } from '../domain/accounts.ts';
-import { runAudited, setAuditStatus, writeAuditEntry, type AuditEntry } from '../domain/audit.ts';
+import { auditedStore, setAuditStatus, writeAuditEntry, type AuditEntry } from '../domain/audit.ts';
 import { createTimeFormat, systemClock, type Clock } from '../lib/time.ts';
 import { userRecord } from '../records/users.ts';
 import { readBody } from './plugins/body.ts';
@@ -68,7 +68,12 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
    * Runs a signed-in person's change of their own settings with its audit entry (API.md §15.5):
    * written in the change's transaction, its status corrected after the response when it differs.
    */
-  async function audited<T>(request: FastifyRequest, operation: string, status: number, fn: (p: Principal) => Promise<T>): Promise<T> {
+  async function audited<T>(
+    request: FastifyRequest,
+    operation: string,
+    status: number,
+    fn: (p: Principal, d: signIn.SignInDeps) => Promise<T>,
+  ): Promise<T> {
     const p = await current(request);
     const entry: AuditEntry = {
       accountId: p.accountId,
@@ -81,7 +86,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
       at: clock.nowSeconds(),
     };
     request.auditEntry = entry;
-    return runAudited(entry, () => fn(p));
+    return fn(p, { ...signInDeps(request), store: auditedStore(deps.store, entry) });
   }
 
   // eslint-disable-next-line @typescript-eslint/require-await -- an async plugin: a throw while registering rejects app.ready()
@@ -132,18 +137,16 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
       opened(reply, signIn.acceptInvite(signInDeps(request), who(request), fields(request))),
     );
     api.put('/console/api/password', async (request, reply) => {
-      await audited(request, 'password.update', 204, (p) => signIn.changePassword(signInDeps(request), p.userId, fields(request)));
+      await audited(request, 'password.update', 204, (p, d) => signIn.changePassword(d, p.userId, fields(request)));
       return reply.code(204).send();
     });
 
-    api.post('/console/api/2fa', async (request) =>
-      audited(request, '2fa.create', 200, (p) => signIn.beginTwoFactor(signInDeps(request), p.userId)),
-    );
+    api.post('/console/api/2fa', async (request) => audited(request, '2fa.create', 200, (p, d) => signIn.beginTwoFactor(d, p.userId)));
     api.post('/console/api/2fa/confirm', async (request) =>
-      audited(request, '2fa.confirm', 200, (p) => signIn.confirmTwoFactor(signInDeps(request), p.userId, fields(request))),
+      audited(request, '2fa.confirm', 200, (p, d) => signIn.confirmTwoFactor(d, p.userId, fields(request))),
     );
     api.delete('/console/api/2fa', async (request, reply) => {
-      await audited(request, '2fa.delete', 204, (p) => signIn.disableTwoFactor(signInDeps(request), p.userId, fields(request)));
+      await audited(request, '2fa.delete', 204, (p, d) => signIn.disableTwoFactor(d, p.userId, fields(request)));
       return reply.code(204).send();
     });
 
@@ -157,19 +160,17 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
       (await signIn.listPasskeys(signInDeps(request), (await current(request)).userId)).map(passkeyRecord),
     );
     api.post('/console/api/passkeys/options', async (request) =>
-      audited(request, 'passkeys.options', 200, (p) => signIn.passkeyRegistrationOptions(signInDeps(request), p.userId)),
+      audited(request, 'passkeys.options', 200, (p, d) => signIn.passkeyRegistrationOptions(d, p.userId)),
     );
     api.post('/console/api/passkeys', async (request, reply) => {
-      const row = await audited(request, 'passkeys.create', 201, (p) =>
-        signIn.registerPasskey(signInDeps(request), p.userId, fields(request)),
-      );
+      const row = await audited(request, 'passkeys.create', 201, (p, d) => signIn.registerPasskey(d, p.userId, fields(request)));
       return reply.code(201).send(passkeyRecord(row));
     });
     api.delete('/console/api/passkeys', async (request, reply) => {
       const id = request.queryParams.get('id');
-      await audited(request, 'passkeys.delete', 204, async (p) => {
+      await audited(request, 'passkeys.delete', 204, async (p, d) => {
         if (typeof id === 'string' && request.auditEntry) request.auditEntry.objectId = id;
-        if (typeof id !== 'string' || !(await signIn.deletePasskey(signInDeps(request), p.userId, id))) {
+        if (typeof id !== 'string' || !(await signIn.deletePasskey(d, p.userId, id))) {
           throw new HttpError(404, `Object not found: ${typeof id === 'string' ? id : ''}`);
         }
       });

@@ -215,7 +215,7 @@ export function inTransaction<T>(store: Store, fn: (tx: Db) => Promise<T>, optio
   if (!sqlite)
     return store.db.transaction().execute(async (tx) => {
       const result = await fn(tx);
-      await auditBeforeCommit(tx, result);
+      await auditBeforeCommit(store, tx, result);
       return result;
     });
   // SQLite has one connection. Holding Kysely's lock on it (connection()) keeps every other query
@@ -228,7 +228,7 @@ export function inTransaction<T>(store: Store, fn: (tx: Db) => Promise<T>, optio
     try {
       const result = await fn(tx);
       // The audit entry of the request this change belongs to, in the change's own transaction (src/store/audit.ts).
-      await auditBeforeCommit(tx, result);
+      await auditBeforeCommit(store, tx, result);
       cachedStatement(sqlite, 'COMMIT').run();
       return result;
     } catch (err) {

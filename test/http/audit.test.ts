@@ -206,13 +206,13 @@ storeTest('no entry holds a secret, a password, an invite code or a message text
   const password = 'my very secret passphrase';
   await ctx.app.inject({ method: 'POST', url: '/console/api/invite', payload: { Code: code, Password: password } });
   const text = 'the text of a private message 9QX';
-  const number = demo.numbers.find((n) => n.Status === 'Active')?.Number;
-  await call(ctx.app, {
+  const sent = await call(ctx.app, {
     method: 'POST',
     path: '/v1/sms/send',
     token: rolled.Secret,
-    body: { to: '15550001234', message: text, ...(number ? { from: number } : {}) },
+    body: { MobilePhone: '15550001234', Message: text },
   });
+  assert.equal(sent.statusCode, 201, sent.body);
   const dump = JSON.stringify(await ctx.store.db.selectFrom('audit_log').selectAll().execute());
   for (const secret of [demo.token, key.Secret, rolled.Secret, code, password, text])
     assert.ok(!dump.includes(secret), `no ${secret.slice(0, 6)}… in the log`);

@@ -46,7 +46,7 @@ storeTest('audit across kill -9: every committed change has its entry, and no en
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify(body),
         });
-        if (res.status === 201) acked.add(`${kind}:${(await res.json()).Id}`);
+        if (res.status === 201) acked.add(`${kind}:${((await res.json()) as { Id: number }).Id}`);
       } catch {
         return; // the server is gone
       }
