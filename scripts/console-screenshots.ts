@@ -2,9 +2,10 @@
  * Regenerates the README's screenshots of the console (docs/images/console-overview.png and
  * docs/images/console-messages.png): `npm run screenshots`. It builds the console into a temporary
  * directory, starts a real server on a temporary SQLite database whose first start creates the demo
- * account (a week of message history: src/domain/demo.ts), signs in with the demo token in headless
- * Chromium (playwright-core; /usr/bin/chromium or MSGSVC_TEST_CHROMIUM) at 1440×900 and captures the
- * overview and the message log.
+ * account (a week of message history: src/domain/demo.ts), signs in through "Sign in with a key" with
+ * the demo token (the session is then the HttpOnly cookie) in headless Chromium (playwright-core;
+ * /usr/bin/chromium or MSGSVC_TEST_CHROMIUM) at 1440×900 and captures the overview and the message
+ * log.
  */
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,8 +35,9 @@ try {
     const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
     page.setDefaultTimeout(15_000);
     await page.goto(`${base}/console`);
-    await page.getByLabel('Access token').fill(firstStartDemo.token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in with a key' }).click();
+    await page.getByLabel('Key (access token)').fill(firstStartDemo.token);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await page.locator('.chart canvas').waitFor();
     await page.waitForTimeout(1000);

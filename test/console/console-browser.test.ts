@@ -3,18 +3,21 @@
  * which `.ci/run` installs), against a real server on SQLite whose dispatcher sends through the
  * sandbox carrier. Without chromium the test skips with one line, except under CI=true.
  *
- * The flow: sign in with the demo token (kept in sessionStorage, never in the URL); the overview
- * with its chart; compose, whose counter turns at 160/161 GSM-7 characters; send
+ * The flow: sign in through "Sign in with a key" with the demo token (the session is then the
+ * HttpOnly cookie: nothing secret in sessionStorage or localStorage, which holds only the flag
+ * `msgsvc.console.signedIn`, and no request URL carries `access_token`); the overview with its
+ * chart; compose, whose counter turns at 160/161 GSM-7 characters; send
  * `<img src=x onerror=alert(1)>` and watch it become Delivered without a reload, shown literally
  * with no dialog; the message log. On every page: axe-core finds no serious or critical violation,
  * nothing scrolls horizontally at 375 and 1440 px; screenshots go to test-results/. The browser
  * console shows no error, nothing is loaded from another origin, a 429 shows "slow down" until the
- * retry, and a 401 returns to sign-in.
+ * retry, and a session that ended (its cookie cleared) returns to sign-in, at the next API call as
+ * on a reload.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { withToken } from '../helpers/app.ts';
-import { checkPage, startConsole, TOKEN_KEY, until } from './browser.ts';
+import { checkPage, signIn, startConsole, TOKEN_KEY, until } from './browser.ts';
 
 const XSS = '<img src=x onerror=alert(1)>';
 const XSS2 = '</script><script>alert(2)</script>';
@@ -23,19 +26,29 @@ test('console: sign in, overview, compose, delivery without reload, message log,
   const session = await startConsole(t);
   if (session === undefined) return;
   const { page, demo, base, errors, dialogs, outside } = session;
+  // Every URL the page requests: none may carry a secret.
+  const urls: string[] = [];
+  page.on('request', (request) => urls.push(request.url()));
 
-  // Sign in.
+  // Sign in: the page first, then through "Sign in with a key" with the demo token.
   await page.goto(`${base}/console`);
   await page.getByRole('heading', { name: 'Sign in to msgsvc' }).waitFor();
   await checkPage(page, 'sign-in');
-  await page.getByLabel('Access token').fill(demo.token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signIn(session);
 
   // The overview.
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
   await page.locator('.chart canvas').waitFor();
   assert.match(await page.getByTestId('credits').innerText(), /^\d+$/);
-  assert.equal(await page.evaluate(`sessionStorage.getItem('${TOKEN_KEY}')`), demo.token);
+  // The session is the HttpOnly cookie: the page keeps no secret, and scripts cannot read the cookie.
+  assert.equal(await page.evaluate('sessionStorage.length'), 0, 'the console keeps something in sessionStorage');
+  assert.deepEqual(await page.evaluate('JSON.stringify(Object.entries(localStorage))'), JSON.stringify([['msgsvc.console.signedIn', '1']]));
+  assert.equal(await page.evaluate(`sessionStorage.getItem('${TOKEN_KEY}') ?? localStorage.getItem('${TOKEN_KEY}')`), null);
+  assert.equal(await page.evaluate('document.cookie'), '', 'a script can read the session cookie');
+  const cookies = await page.context().cookies();
+  assert.deepEqual(
+    cookies.map((c) => `${c.name} httpOnly=${c.httpOnly} sameSite=${c.sameSite}`),
+    ['msgsvc_session httpOnly=true sameSite=Strict'],
+  );
   assert.ok(!page.url().includes(demo.token), 'the token is in the URL');
   await checkPage(page, 'overview');
 
@@ -91,6 +104,12 @@ test('console: sign in, overview, compose, delivery without reload, message log,
   assert.deepEqual(dialogs, [], 'a script of a message ran');
   assert.deepEqual(errors, [], 'the browser console shows errors');
   assert.deepEqual(outside, [], 'the page loaded something from another origin');
+  assert.ok(urls.length > 0);
+  assert.deepEqual(
+    urls.filter((url) => url.includes('access_token') || url.includes(demo.token)),
+    [],
+    'a request URL carries a secret',
+  );
 
   // A 429 shows "slow down", and the call is retried after Retry-After (the browser logs the 429 itself).
   let limited = 0;
@@ -106,10 +125,25 @@ test('console: sign in, overview, compose, delivery without reload, message log,
   assert.equal(limited, 2);
   await page.unroute(balance);
 
-  // A 401 from any call returns to sign-in (the browser logs the 401 itself; not counted above).
-  await page.evaluate(`sessionStorage.setItem('${TOKEN_KEY}', 'not-a-token')`);
+  // A session that ended returns to sign-in (the browser logs the 401s itself; not counted above):
+  // at the next API call of a page,
+  await page.context().clearCookies();
+  await page.getByRole('link', { name: 'Messages', exact: true }).click();
+  await page.getByRole('heading', { name: 'Sign in to msgsvc' }).waitFor();
+  await page.getByText('Your session ended: sign in again.').waitFor();
+  assert.equal(await page.evaluate('localStorage.length + sessionStorage.length'), 0);
+
+  // and on a reload.
+  await signIn(session);
+  assert.equal(await page.evaluate("localStorage.getItem('msgsvc.console.signedIn')"), '1');
+  await page.context().clearCookies();
   await page.reload();
   await page.getByRole('heading', { name: 'Sign in to msgsvc' }).waitFor();
   await page.getByText('Your session ended: sign in again.').waitFor();
-  assert.equal(await page.evaluate(`sessionStorage.getItem('${TOKEN_KEY}')`), null);
+  assert.equal(await page.evaluate('localStorage.length + sessionStorage.length'), 0);
+  assert.deepEqual(
+    urls.filter((url) => url.includes('access_token') || url.includes(demo.token)),
+    [],
+    'a request URL carries a secret',
+  );
 });
