@@ -241,10 +241,12 @@ describe('msgsvc serve --workers', { concurrency: false }, () => {
   test('bad --workers values and an in-memory database with several workers are configuration errors', async () => {
     // Independent processes on independent (in-memory) databases: they run at the same time.
     const values = ['0', 'x', '257', '1.5'];
+    // 30 s each: six processes start at once, and on a loaded 2-core machine running the sources
+    // through tsx (dist/ older than src/) one took more than 15 s to print its error.
     const [env, memory, ...flags] = await Promise.all([
-      runCli(['serve'], { DATABASE_URL: ':memory:', MSGSVC_WORKERS: 'many' }, 15_000),
-      runCli(['serve', '--workers', '2'], { DATABASE_URL: ':memory:' }, 15_000),
-      ...values.map((value) => runCli(['serve', '--workers', value], { DATABASE_URL: ':memory:' }, 15_000)),
+      runCli(['serve'], { DATABASE_URL: ':memory:', MSGSVC_WORKERS: 'many' }, 30_000),
+      runCli(['serve', '--workers', '2'], { DATABASE_URL: ':memory:' }, 30_000),
+      ...values.map((value) => runCli(['serve', '--workers', value], { DATABASE_URL: ':memory:' }, 30_000)),
     ]);
     flags.forEach((res, i) => {
       assert.equal(res.code, 2, `--workers ${values[i]}: ${res.stderr}`);
