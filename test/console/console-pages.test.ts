@@ -50,7 +50,7 @@ async function closedPort(): Promise<number> {
 
 test(
   'console: scheduled messages, contacts with import, groups, media and templates, keywords with the sandbox inbox, webhooks with redeliver, in Chromium',
-  { timeout: 120_000 },
+  { timeout: 300_000 },
   async (t) => {
     const session = await startConsole(t, { MSGSVC_WEBHOOK_ALLOW_PRIVATE: '1' });
     if (session === undefined) return;

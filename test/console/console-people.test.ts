@@ -62,7 +62,7 @@ async function open(session: ConsoleSession, link: string, heading: string): Pro
 
 test(
   'console: invite a member who sends, a viewer who cannot, keys, people, two-factor, a passkey and the audit log, in Chromium',
-  { timeout: 120_000 },
+  { timeout: 300_000 },
   async (t) => {
     const session = await startConsole(t);
     if (session === undefined) return;
