@@ -829,6 +829,51 @@ async function replayAll(s: Session): Promise<void> {
   await s.run({ method: 'POST', url: `/v1/webhooks/redeliver?id=${UNUSED}`, status: 404 });
   await s.run({ method: 'DELETE', url: `/v1/webhooks/delete?id=${hook}`, status: 204 });
 
+  // Keys (API.md §15.2), people (§15.3) and the audit log (§15.5); a 403 for a scope the key lacks.
+  const key = await s.create({
+    method: 'POST',
+    url: '/v1/keys/create',
+    ...json({ Name: 'conformance', Scopes: ['contacts:read'], AllowedIps: ['192.0.2.0/24'], DateExpires: '2099-01-01 00:00:00' }),
+    status: 201,
+  });
+  await s.run({
+    method: 'POST',
+    url: '/v1/keys/create',
+    ...form('Name=form&Scopes[]=credits:read'),
+    headers: { ...form('').headers, ...XML },
+    status: 201,
+  });
+  await s.run({ method: 'POST', url: '/v1/keys/create', ...json({ Name: '', Scopes: ['nope'] }), status: 422 });
+  await s.run({ method: 'PUT', url: `/v1/keys/update?id=${key}`, ...json({ Name: 'renamed' }), status: 200 });
+  await s.run({ method: 'PATCH', url: `/v1/keys/update?id=${key}`, ...json({ DateExpires: null, AllowedIps: [] }), status: 200 });
+  const rolled = await s.run({ method: 'POST', url: `/v1/keys/roll?id=${key}`, ...json({ GraceSeconds: 60 }), status: 200 });
+  const reader = (JSON.parse(rolled.body) as { Secret: string }).Secret;
+  await s.run({ method: 'GET', url: `/v1/groups/index?access_token=${reader}`, token: false, status: 403 });
+  await read(s, '/v1/keys/index', '', 'Id,Scopes');
+  await read(s, '/v1/keys/view', `id=${key}`, 'AllowedIps');
+  await s.run({ method: 'DELETE', url: `/v1/keys/delete?id=${key}`, status: 204 });
+  const person = await s.create({
+    method: 'POST',
+    url: '/v1/users/create',
+    ...json({ Email: 'conformance@example.com', Name: 'Conformance', Role: 'viewer' }),
+    status: 201,
+  });
+  await s.run({ method: 'POST', url: '/v1/users/create', ...json({ Email: 'not an email' }), status: 422 });
+  await s.run({ method: 'PUT', url: `/v1/users/update?id=${person}`, ...json({ Name: 'C' }), status: 200 });
+  await s.run({
+    method: 'PATCH',
+    url: `/v1/users/update?id=${person}`,
+    ...form('Role=member'),
+    headers: { ...form('').headers, ...XML },
+    status: 200,
+  });
+  await s.run({ method: 'POST', url: `/v1/users/reset?id=${person}`, status: 200 });
+  await read(s, '/v1/users/index', '', 'Id,Role');
+  await read(s, '/v1/users/view', `id=${person}`, 'Email,TwoFactor');
+  await s.run({ method: 'DELETE', url: `/v1/users/delete?id=${person}`, status: 204 });
+  await read(s, '/v1/audit/index', 'Operation=keys.create', 'Id,Operation');
+  await s.run({ method: 'GET', url: '/v1/audit/index?from=never', status: 422 });
+
   // Deletes of the rest.
   await s.run({ method: 'DELETE', url: `/v1/groups/delete?id=${group}`, headers: XML, status: 204 });
   await s.run({ method: 'DELETE', url: `/v1/contacts/delete?id=${contact}`, status: 204 });
