@@ -189,6 +189,23 @@ test(
     );
     errors.splice(logged);
 
+    // And with a code the test computes from the secret, one step ahead (the enrolment used the
+    // current step's code, which is now refused as used).
+    await signOut(session);
+    const beforeCode = errors.length;
+    await page.getByLabel('Email', { exact: true }).fill('admin@example.com');
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByLabel('Two-factor code').fill(totp.generate({ timestamp: Date.now() + 30_000 }));
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Audit log', exact: true }).waitFor();
+    assert.equal(await page.getByTestId('who').innerText(), 'Test admin');
+    assert.ok(
+      errors.slice(beforeCode).every((e) => e.includes('422')),
+      errors.slice(beforeCode).join('\n'),
+    );
+    errors.splice(beforeCode);
+
     assert.deepEqual(
       requests.filter((url) => /access_token/i.test(url)),
       [],

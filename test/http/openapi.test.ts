@@ -128,7 +128,19 @@ test('openapi: components, error bodies in JSON and XML, access_token security',
     name: 'access_token',
     description: doc.components.securitySchemes.access_token.description,
   });
-  assert.deepEqual(doc.security, [{ access_token: [] }]);
+  // API.md §15.3: a key as access_token or as a Bearer token, or the console's session cookie.
+  assert.deepEqual(doc.security, [{ access_token: [] }, { bearer: [] }, { session: [] }]);
+  assert.deepEqual(doc.components.securitySchemes.bearer, {
+    type: 'http',
+    scheme: 'bearer',
+    description: doc.components.securitySchemes.bearer.description,
+  });
+  assert.deepEqual(doc.components.securitySchemes.session, {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'msgsvc_session',
+    description: doc.components.securitySchemes.session.description,
+  });
   const balance = doc.paths['/v1/credits/balance'].get as Json;
   assert.equal(balance.operationId, 'credits.balance');
   assert.equal(balance.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/CreditBalance');
