@@ -29,14 +29,15 @@ export interface RunningServer {
 
 /**
  * The first-start banner: the demo account's token, the console's address (`{url}/console`, to
- * sign in with that token: it never goes in a URL), then one curl line per operation.
+ * sign in with that token as a key, docs/API.md §15.4: it never goes in a URL), then one curl line
+ * per operation.
  */
 function banner(token: string, url: string, curls: string[]): string {
   return [
     '',
     'msgsvc: the database had no account, so a demo account with sample data was created.',
     `Access token (shown once; only its hash is stored): ${token}`,
-    `Console: ${url}/console   (sign in with the access token above)`,
+    `Console: ${url}/console   (choose "Sign in with a key" and paste the access token above; invite people from its People page)`,
     'Try every operation (add -H "Accept: application/xml" for XML):',
     ...curls.map((c) => `  ${c}`),
     'More demo accounts: npx msgsvc demo   ·   turn this off: MSGSVC_DEMO=0',

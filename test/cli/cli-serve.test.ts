@@ -49,7 +49,11 @@ describe('msgsvc serve: first start', { concurrency: true }, () => {
     assert.ok(tokenLine, `banner shows the token:\n${stdout}`);
     // The console's address, to sign in with the token shown: the token is in no URL but the curl lines'.
     assert.ok(
-      stdout.split('\n').includes(`Console: ${base}/console   (sign in with the access token above)`),
+      stdout
+        .split('\n')
+        .includes(
+          `Console: ${base}/console   (choose "Sign in with a key" and paste the access token above; invite people from its People page)`,
+        ),
       `banner names the console:\n${stdout}`,
     );
     for (const l of stdout.split('\n')) if (!l.trim().startsWith('curl ')) assert.ok(!/https?:\/\/\S*access_token/.test(l), l);
