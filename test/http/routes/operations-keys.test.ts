@@ -10,6 +10,7 @@ import { buildTestApp, type TestApp } from '../../helpers/app.ts';
 import { assert422, assertError, call, fieldError, WIRES } from '../../helpers/operations.ts';
 import { storeTest } from '../../helpers/stores.ts';
 import { createManualClock } from '../../../src/lib/time.ts';
+import { until } from '../../helpers/wait.ts';
 
 const UNAUTHORIZED = 'Your request was made with invalid credentials.';
 const FORBIDDEN = 'You are not allowed to perform this action.';
@@ -80,7 +81,11 @@ storeTest('a token made before keys existed: named default, scope *, Prefix fill
   // A row as migration 019 leaves a pre-keys token: the defaults, no prefix.
   await ctx.store.db.updateTable('api_tokens').set({ prefix: '', name: 'default', last_used_at: null }).execute();
   assert.equal((await balance(ctx, demo.token)).statusCode, 200);
-  const row = await ctx.store.db.selectFrom('api_tokens').select(['prefix', 'name', 'scopes', 'last_used_at']).executeTakeFirstOrThrow();
+  // The use is written beside the request, not before its answer: wait for it (bounded).
+  const row = await until('the first use written', async () => {
+    const r = await ctx.store.db.selectFrom('api_tokens').select(['prefix', 'name', 'scopes', 'last_used_at']).executeTakeFirstOrThrow();
+    return r.prefix !== '' ? r : undefined;
+  });
   assert.equal(row.prefix, demo.token.slice(0, 8));
   assert.equal(row.scopes, '["*"]');
   assert.notEqual(row.last_used_at, null);
@@ -340,17 +345,23 @@ storeTest('last use: DateLastUsed and LastIp are kept, written at most once a mi
   const key = await createKey(ctx, demo.token, { Name: 'used' });
   const view = async () => (await call(ctx.app, { path: '/v1/keys/view', token: demo.token, query: `id=${key.Id}` })).json<KeyReply>();
   assert.equal((await view()).DateLastUsed, null);
+  // The use is written beside the request: wait (bounded) for the expected value.
+  const seen = (expected: string) =>
+    until(`DateLastUsed ${expected}`, async () => ((await view()).DateLastUsed === expected ? true : undefined), 5000);
   await balance(ctx, key.Secret!, '192.0.2.1');
-  await new Promise((r) => setTimeout(r, 20));
-  assert.deepEqual([(await view()).DateLastUsed, (await view()).LastIp], ['2030-06-01 08:00:00', '192.0.2.1']);
+  await seen('2030-06-01 08:00:00');
+  assert.equal((await view()).LastIp, '192.0.2.1');
   clock.advance(30_000);
   await balance(ctx, key.Secret!, '192.0.2.1');
-  await new Promise((r) => setTimeout(r, 20));
+  await balance(ctx, key.Secret!, '192.0.2.1');
+  await new Promise((r) => setTimeout(r, 200));
   assert.equal((await view()).DateLastUsed, '2030-06-01 08:00:00', 'within the minute: not written again');
+  // The next minute's use is written, through the same path.
   clock.advance(31_000);
   await balance(ctx, key.Secret!, '192.0.2.1');
-  await new Promise((r) => setTimeout(r, 20));
-  assert.equal((await view()).DateLastUsed, '2030-06-01 08:01:01');
+  await seen('2030-06-01 08:01:01');
+  const writes = await ctx.store.db.selectFrom('audit_log').select('id').execute();
+  assert.equal(writes.length, 1, 'only keys/create is audited: a use is no change');
 });
 
 storeTest('msgsvc tokens create and the demo token are keys: named, scope *', async (t) => {
