@@ -119,8 +119,10 @@ export async function resolveSession(store: Store, hash: string, now: number, ip
     };
   } else return undefined;
   if (now - Number(s.last_used_at) >= SESSION_TOUCH_SECONDS) {
-    // Sliding idle limit: kept to the minute, never blocking the request.
-    sessions.touchSession(store.db, s.id, now).catch(() => undefined);
+    // The sliding idle limit, kept to the minute: written before the request goes on, so that the
+    // session's next request sees it (a console's requests are few; a key's uses are not, and
+    // theirs are written beside the request, recordKeyUse).
+    await sessions.touchSession(store.db, s.id, now);
   }
   return principal;
 }
