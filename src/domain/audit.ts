@@ -1,5 +1,6 @@
 import type { Store } from '../store/db.ts';
 import * as audit from '../store/audit.ts';
+import * as auditLog from '../store/repositories/audit-log.ts';
 import { ValidationFailedError, type FieldError } from './errors.ts';
 import { parseScheduleDateTime } from './schedule-time.ts';
 import { messages } from './validation.ts';
@@ -25,14 +26,14 @@ export function setAuditStatus(store: Store, id: number, status: number): Promis
   return audit.setAuditStatus(store.db, id, status);
 }
 
-export type AuditRow = Awaited<ReturnType<typeof audit.listAudit>>[number];
+export type AuditRow = Awaited<ReturnType<typeof auditLog.listAudit>>[number];
 
 /**
  * The filters of `audit/index` (`Actor`, `Operation`, `from`, `to`), read from the query.
  * `from` and `to` are `YYYY-MM-DD HH:MM:SS` (or `YYYY-MM-DD`, a whole day) in the service's zone.
  * @throws ValidationFailedError `The format of From is invalid.` / `… To …`.
  */
-export function auditFilter(query: (name: string) => string | string[] | undefined, timeZone: string): audit.AuditFilter {
+export function auditFilter(query: (name: string) => string | string[] | undefined, timeZone: string): auditLog.AuditFilter {
   const errors: FieldError[] = [];
   const text = (name: string): string | undefined => {
     const v = query(name);
@@ -54,7 +55,7 @@ export function auditFilter(query: (name: string) => string | string[] | undefin
     }
     return Math.floor(ms / 1000);
   };
-  const f: audit.AuditFilter = {};
+  const f: auditLog.AuditFilter = {};
   const actor = text('Actor');
   const operation = text('Operation');
   const from = time('from', false);
@@ -67,12 +68,12 @@ export function auditFilter(query: (name: string) => string | string[] | undefin
   return f;
 }
 
-export function countAudit(store: Store, accountId: number, f: audit.AuditFilter): Promise<number> {
-  return audit.countAudit(store.db, accountId, f);
+export function countAudit(store: Store, accountId: number, f: auditLog.AuditFilter): Promise<number> {
+  return auditLog.countAudit(store.db, accountId, f);
 }
 
-export function listAudit(store: Store, accountId: number, f: audit.AuditFilter, limit: number, offset: number): Promise<AuditRow[]> {
-  return audit.listAudit(store.db, accountId, f, limit, offset);
+export function listAudit(store: Store, accountId: number, f: auditLog.AuditFilter, limit: number, offset: number): Promise<AuditRow[]> {
+  return auditLog.listAudit(store.db, accountId, f, limit, offset);
 }
 
 /** The retention (MSGSVC_AUDIT_DAYS): deletes entries older than `days` days, in batches of 1,000; returns how many. */
@@ -80,7 +81,7 @@ export async function purgeAuditLog(store: Store, nowSeconds: number, days: numb
   const before = nowSeconds - days * 86_400;
   let total = 0;
   for (;;) {
-    const n = await audit.purgeAudit(store.db, before, 1000);
+    const n = await auditLog.purgeAudit(store.db, before, 1000);
     total += n;
     if (n < 1000) return total;
   }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { prepareQuery } from '../prepared.ts';
+import { boundCount, prepareQuery } from '../prepared.ts';
 import type { Row } from '../tables.ts';
 import type { Db } from '../types.ts';
 
@@ -86,8 +86,8 @@ export async function listKeys(db: Db, accountId: number, limit: number, offset:
     .where('account_id', '=', accountId)
     .where('revoked_at', 'is', null)
     .orderBy('id')
-    .limit(limit)
-    .offset(offset)
+    .limit(boundCount(limit))
+    .offset(boundCount(offset))
     .execute();
 }
 

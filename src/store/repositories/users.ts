@@ -1,3 +1,4 @@
+import { boundCount } from '../prepared.ts';
 import type { Row } from '../tables.ts';
 import type { Db } from '../types.ts';
 
@@ -15,7 +16,14 @@ export async function countUsers(db: Db, accountId: number): Promise<number> {
 }
 
 export async function listUsers(db: Db, accountId: number, limit: number, offset: number): Promise<UserRow[]> {
-  return db.selectFrom('users').selectAll().where('account_id', '=', accountId).orderBy('id').limit(limit).offset(offset).execute();
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .limit(boundCount(limit))
+    .offset(boundCount(offset))
+    .execute();
 }
 
 export async function findUser(db: Db, accountId: number, id: number): Promise<UserRow | undefined> {
@@ -137,7 +145,7 @@ export async function failuresSince(db: Db, subject: string, since: number): Pro
     .where('subject', '=', subject)
     .where('at', '>', since)
     .orderBy('at', 'desc')
-    .limit(100)
+    .limit(boundCount(100))
     .execute();
   return rows.map((r) => Number(r.at));
 }
