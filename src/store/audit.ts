@@ -1,3 +1,5 @@
+import { setBeforeCommit } from './db.ts';
+import { prepareQuery } from './prepared.ts';
 import type { Db } from './types.ts';
 
 /**
@@ -55,15 +57,19 @@ function idOf(result: unknown): string {
 }
 
 /**
- * Called by inTransaction inside every transaction just before COMMIT: writes the entry of the
- * request whose store view (`auditedStore`) runs this transaction, if not written yet.
+ * Runs inside every transaction of inTransaction just before COMMIT (registered below): writes the
+ * entry of the request whose store view (`auditedStore`) runs this transaction, if not written
+ * yet. Returns undefined (no promise) for every other transaction.
  */
-export async function auditBeforeCommit(store: object, tx: Db, result: unknown): Promise<void> {
+function auditBeforeCommit(store: object, tx: Db, result: unknown): Promise<void> | undefined {
   const entry = (store as { [kEntry]?: AuditEntry })[kEntry];
-  if (entry === undefined || entry.entryId !== undefined) return;
+  if (entry === undefined || entry.entryId !== undefined) return undefined;
   if (entry.objectId === '') entry.objectId = idOf(result);
-  entry.entryId = await insertEntry(tx, entry);
+  return insertEntry(tx, entry).then((id) => {
+    entry.entryId = id;
+  });
 }
+setBeforeCommit(auditBeforeCommit);
 
 /** Writes `entry` on its own (no change of the request committed it). */
 export async function writeAuditEntry(db: Db, entry: AuditEntry): Promise<number> {
@@ -76,20 +82,26 @@ export async function setAuditStatus(db: Db, id: number, status: number): Promis
   await db.updateTable('audit_log').set({ status }).where('id', '=', id).execute();
 }
 
+// Compiled once (src/store/prepared.ts): a write pays for one more INSERT, not for building one.
+const insert = prepareQuery(
+  (db, accountId: number, at: number, actor: string, ip: string, operation: string, objectId: string, status: number, requestId: string) =>
+    db
+      .insertInto('audit_log')
+      .values({ account_id: accountId, created_at: at, actor, ip, operation, object_id: objectId, status, request_id: requestId })
+      .returning('id'),
+);
+
 async function insertEntry(db: Db, e: AuditEntry): Promise<number> {
-  const { id } = await db
-    .insertInto('audit_log')
-    .values({
-      account_id: e.accountId,
-      created_at: e.at,
-      actor: e.actor,
-      ip: e.ip,
-      operation: e.operation,
-      object_id: e.objectId.slice(0, 255),
-      status: e.status,
-      request_id: e.requestId.slice(0, 255),
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return id;
+  const row = await insert.first(
+    db,
+    e.accountId,
+    e.at,
+    e.actor,
+    e.ip,
+    e.operation,
+    e.objectId.slice(0, 255),
+    e.status,
+    e.requestId.slice(0, 255),
+  );
+  return Number(row!.id);
 }

@@ -1,4 +1,3 @@
-import { auditBeforeCommit } from './audit.ts';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -210,12 +209,25 @@ export async function migrateToLatest(store: Store): Promise<string[]> {
  * connection serialises transactions anyway, so IMMEDIATE costs nothing there.
  * `immediate: false` is for a transaction that only reads.
  */
+/**
+ * What runs inside every transaction of inTransaction just before COMMIT, given the store it was
+ * opened on, the transaction and fn's result: the audit log's writer (src/store/audit.ts registers
+ * it; it returns undefined, and costs nothing, for a store that carries no audit entry).
+ */
+let beforeCommit: ((store: Store, tx: Db, result: unknown) => Promise<void> | undefined) | undefined;
+
+/** Sets the before-COMMIT step (src/store/audit.ts). */
+export function setBeforeCommit(hook: (store: Store, tx: Db, result: unknown) => Promise<void> | undefined): void {
+  beforeCommit = hook;
+}
+
 export function inTransaction<T>(store: Store, fn: (tx: Db) => Promise<T>, options: { immediate?: boolean } = {}): Promise<T> {
   const sqlite = sqliteHandles.get(store.db);
   if (!sqlite)
     return store.db.transaction().execute(async (tx) => {
       const result = await fn(tx);
-      await auditBeforeCommit(store, tx, result);
+      const hook = beforeCommit?.(store, tx, result);
+      if (hook !== undefined) await hook;
       return result;
     });
   // SQLite has one connection. Holding Kysely's lock on it (connection()) keeps every other query
@@ -228,7 +240,8 @@ export function inTransaction<T>(store: Store, fn: (tx: Db) => Promise<T>, optio
     try {
       const result = await fn(tx);
       // The audit entry of the request this change belongs to, in the change's own transaction (src/store/audit.ts).
-      await auditBeforeCommit(store, tx, result);
+      const hook = beforeCommit?.(store, tx, result);
+      if (hook !== undefined) await hook;
       cachedStatement(sqlite, 'COMMIT').run();
       return result;
     } catch (err) {
