@@ -3,6 +3,7 @@
  * goes into docs/PERFORMANCE.md (between the `bench:start` / `bench:end` markers).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type { SigninBenchResult } from './auth.ts';
 import type { CarrierRunKind, CarriersBenchResult, CarriersRun } from './carriers.ts';
 import type { ConsoleBenchResult, ConsoleSeries } from './console.ts';
 import type { Machine } from './lib/procs.ts';
@@ -116,6 +117,8 @@ export interface BenchResult {
   carriers?: CarriersBenchResult;
   /** The console's first load in Chromium (bench/console.ts; API.md §14.2). */
   console?: ConsoleBenchResult;
+  /** Argon2id alone and POST /console/api/session end to end, three kinds of sign-in (bench/auth.ts; API.md §15.3). */
+  signin?: SigninBenchResult;
   /** The machine's 1, 5 and 15-minute load averages when the run started and ended (others may be using it). */
   loadAverage?: { start: number[]; end?: number[] };
   targets?: TargetResult[];

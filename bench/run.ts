@@ -30,7 +30,7 @@
  * by callgrind for msgsvc, the floor and the ceiling, req/s beside; its own options).
  *
  * Options: --quick, --sizes 10000,1000000, --rounds N, --duration S, --warmup S, --connections N,
- *   --only name,name (HTTP scenarios, and contacts-import, dispatch, smpp, media, quiet-hours, webhooks, carriers, links, console, conversations), --docs / --no-docs, --data-dir DIR (keeps and reuses generated databases),
+ *   --only name,name (HTTP scenarios, and contacts-import, dispatch, smpp, media, quiet-hours, webhooks, carriers, links, console, conversations, signin), --docs / --no-docs, --data-dir DIR (keeps and reuses generated databases),
  *   --build (compiles src/ into a temp copy and runs that instead of dist/, which stays untouched).
  */
 import autocannon, { type Request } from 'autocannon';
@@ -45,6 +45,7 @@ import { pacedLoad, poolPacedRuns, type PacedRun } from './lib/paced.ts';
 import { countInstructions, freePort, machine, pinSelf, runToCompletion, startServer, stopAll, type Server } from './lib/procs.ts';
 import { SCENARIOS, deepPage, type Dataset, type Scenario } from './scenarios.ts';
 import type { LinksBenchResult } from './links.ts';
+import type { SigninBenchResult } from './auth.ts';
 import { chooseEntry } from '../bin/entry.js';
 import {
   renderMarkdown,
@@ -138,6 +139,9 @@ const plan = {
   quietSeconds: quick ? 40 : 150,
   // bench/links.ts: GET /l/{code} redirects per second, two phases per store of this many seconds each.
   linksPhaseSeconds: quick ? 5 : 15,
+  // bench/auth.ts: Argon2id this many times each (hash, verify), then this many sign-ins of each kind.
+  signinRuns: quick ? 20 : 50,
+  signins: quick ? 10 : 30,
 };
 // Quick mode runs the writes and the 401 path at the smallest size only.
 const scenariosFor = (size: number): Scenario[] =>
@@ -485,6 +489,30 @@ async function main(): Promise<void> {
             log(
               `console ${kind}: overview drawn p50 ${x.overviewMs.p50} ms (max ${x.overviewMs.max}), DOMContentLoaded p50 ${x.domContentLoadedMs.p50} ms, ${x.transferBytes.p50} bytes in ${x.requests.p50} requests, server CPU p50 ${x.serverCpuMs.p50} ms`,
             );
+      },
+    },
+    {
+      // A console sign-in (bench/auth.ts; issue 29): Argon2id's hash and verify alone, then
+      // POST /console/api/session over a socket with the right password, a wrong one and an unknown email.
+      name: 'signin',
+      size: plan.signins,
+      // Start-up, 2 × signinRuns Argon2 calls and 3 × signins sign-ins of ~25–50 ms each.
+      seconds: 10 + Math.ceil((2 * plan.signinRuns + 3 * plan.signins) * 0.05),
+      tolerant: true,
+      run: async (timeoutMs) => {
+        log(`sign-in: Argon2id ${plan.signinRuns} × hash and verify, POST /console/api/session ${plan.signins} × 3 kinds (bench/auth.ts)`);
+        const signin = await runSummarised<SigninBenchResult>(
+          'bench/auth.ts',
+          ['--runs', String(plan.signinRuns), '--signins', String(plan.signins), ...(appRoot !== ROOT ? ['--app', appRoot] : [])],
+          'SIGNIN',
+          timeoutMs,
+        );
+        Object.assign(result, { signin });
+        log(
+          `Argon2id (${signin.argon2.phc}): hash p50 ${signin.hashMs.p50} ms (p90 ${signin.hashMs.p90}), verify p50 ${signin.verifyMs.p50} ms (p90 ${signin.verifyMs.p90})`,
+        );
+        for (const x of signin.signIns)
+          log(`sign-in ${x.kind} (${x.status}): p50 ${x.p50} ms, p90 ${x.p90} ms, server CPU ${x.serverCpuMs} ms`);
       },
     },
     {
