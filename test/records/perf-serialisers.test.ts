@@ -28,6 +28,9 @@ import { OPERATIONS } from '../../src/http/routes/index.ts';
 import { registerOperations } from '../../src/http/operation.ts';
 import { EVENT_TYPES } from '../../src/records/statuses.ts';
 import { deliveryRecord, webhookRecord, type DeliveryRow, type WebhookRow } from '../../src/records/webhooks.ts';
+import { keyRecord, type KeyRow } from '../../src/records/keys.ts';
+import { userRecord, type UserRow } from '../../src/records/users.ts';
+import { auditEntryRecord, type AuditEntryRow } from '../../src/records/audit.ts';
 import { smsPreviewRecord } from '../../src/records/preview.ts';
 import { conversationRecord } from '../../src/records/conversations.ts';
 import { trackedLinkRecord, type LinkRow } from '../../src/records/links.ts';
@@ -136,6 +139,58 @@ const batchRow: fc.Arbitrary<BatchRow> = fc.record({
 });
 const toMessage = messageRecord(createTimeFormat('UTC'));
 const toBatch = batchRecord(createTimeFormat('UTC'));
+
+// API.md §15: keys, people and audit entries.
+const keyRow: fc.Arbitrary<KeyRow> = fc.record({
+  id,
+  account_id: id,
+  token_hash: text,
+  label: text,
+  created_at: epoch,
+  revoked_at: fc.constant(null),
+  name: text,
+  prefix: text,
+  scopes: fc.array(text, { maxLength: 4 }).map((l) => JSON.stringify(l)),
+  allowed_ips: fc.array(text, { maxLength: 3 }).map((l) => JSON.stringify(l)),
+  expires_at: fc.option(epoch, { nil: null }),
+  last_used_at: fc.option(epoch, { nil: null }),
+  last_ip: text,
+  updated_at: epoch,
+  old_hash: fc.constant(null),
+  old_expires_at: fc.constant(null),
+});
+const toKey = keyRecord(createTimeFormat('UTC'));
+const userRow: fc.Arbitrary<UserRow> = fc.record({
+  id,
+  account_id: id,
+  email: text,
+  email_key: text,
+  name: text,
+  role: fc.constantFrom('owner', 'admin', 'member', 'viewer'),
+  password_hash: fc.constant(null),
+  invite_hash: fc.constant(null),
+  invite_expires_at: fc.constant(null),
+  totp_secret: fc.constant(null),
+  totp_pending: fc.constant(null),
+  totp_last_step: fc.nat(),
+  two_factor: fc.constantFrom(0, 1),
+  last_sign_in_at: fc.option(epoch, { nil: null }),
+  created_at: epoch,
+  updated_at: epoch,
+});
+const toUser = userRecord(createTimeFormat('UTC'));
+const auditRow: fc.Arbitrary<AuditEntryRow> = fc.record({
+  id,
+  account_id: id,
+  created_at: epoch,
+  actor: text,
+  ip: text,
+  operation: text,
+  object_id: text,
+  status: fc.integer({ min: 100, max: 599 }),
+  request_id: text,
+});
+const toAudit = auditEntryRecord(createTimeFormat('UTC'));
 
 // API.md §12: webhooks and deliveries.
 const webhookRow: fc.Arbitrary<WebhookRow> = fc.record({
@@ -301,6 +356,20 @@ const BODIES: Record<string, fc.Arbitrary<unknown>> = {
   '/v1/webhooks/update': webhookRow.map(toWebhook),
   '/v1/webhooks/deliveries': fc.array(deliveryRow, { maxLength: 5 }).map((rows) => rows.map(toDelivery)),
   '/v1/webhooks/redeliver': deliveryRow.map(toDelivery),
+  // API.md §15.2: keys (create and roll alone add Secret).
+  '/v1/keys/index': fc.array(keyRow, { maxLength: 5 }).map((rows) => rows.map(toKey)),
+  '/v1/keys/view': keyRow.map(toKey),
+  '/v1/keys/create': fc.tuple(keyRow, text).map(([r, secret]) => ({ ...toKey(r), Secret: secret })),
+  '/v1/keys/update': keyRow.map(toKey),
+  '/v1/keys/roll': fc.tuple(keyRow, text).map(([r, secret]) => ({ ...toKey(r), Secret: secret })),
+  // API.md §15.3: people (create and reset add InviteUrl).
+  '/v1/users/index': fc.array(userRow, { maxLength: 5 }).map((rows) => rows.map(toUser)),
+  '/v1/users/view': userRow.map(toUser),
+  '/v1/users/create': fc.tuple(userRow, text).map(([r, url]) => ({ ...toUser(r), InviteUrl: url })),
+  '/v1/users/update': userRow.map(toUser),
+  '/v1/users/reset': fc.tuple(userRow, text).map(([r, url]) => ({ ...toUser(r), InviteUrl: url })),
+  // API.md §15.5: the audit log.
+  '/v1/audit/index': fc.array(auditRow, { maxLength: 5 }).map((rows) => rows.map(toAudit)),
 };
 
 /** Operations that answer 201 Created (API.md §1.4 `create`, and API.md's keyword/reserve). */
