@@ -79,6 +79,8 @@ export interface Session {
   Account: { Id: number; Name: string };
   Scopes: string[];
   CsrfToken: string;
+  /** The IANA zone every date of every record is written in (the service's). */
+  TimeZone: string;
 }
 
 /** An answer: the JSON body as `data` on success, as `error` otherwise (undefined when empty). */
@@ -271,8 +273,21 @@ export function errorFields(error: unknown): { field: string; message: string }[
   return error.map((e: { field?: unknown; message?: unknown }) => ({ field: text(e.field), message: text(e.message) }));
 }
 
+/** A list answer's pagination (X-Pagination-* headers, docs/API.md §3.6). */
+export interface Pagination {
+  page: number;
+  pages: number;
+  total: number;
+  perPage: number;
+}
+
 /** The pages of a list answer (X-Pagination-* headers, docs/API.md §3.6). */
-export function pagination(response: Response): { page: number; pages: number; total: number } {
+export function pagination(response: Response): Pagination {
   const n = (name: string) => Number(response.headers.get(name) ?? '0') || 0;
-  return { page: n('X-Pagination-Current-Page') || 1, pages: n('X-Pagination-Page-Count'), total: n('X-Pagination-Total-Count') };
+  return {
+    page: n('X-Pagination-Current-Page') || 1,
+    pages: n('X-Pagination-Page-Count'),
+    total: n('X-Pagination-Total-Count'),
+    perPage: n('X-Pagination-Per-Page'),
+  };
 }

@@ -12,6 +12,7 @@ import { useEffect, useLayoutEffect, useMemo, useState } from 'preact/hooks';
 import 'uplot/dist/uPlot.min.css';
 import './app.css';
 import type { Scope } from '../../src/domain/scopes.ts';
+import { usePlace } from './route.ts';
 import { createApi, loadSession, maybeSignedIn, noteSignedIn, signOut, type Session } from './api.ts';
 import { Invite, SignIn } from './pages/sign-in.tsx';
 import { Overview } from './pages/overview.tsx';
@@ -31,10 +32,6 @@ import { Audit } from './pages/audit.tsx';
 import { AccountSettings } from './pages/settings.tsx';
 import { Security } from './pages/security.tsx';
 
-function currentRoute(): string {
-  return location.hash.replace(/^#\/?/, '') || 'overview';
-}
-
 interface PageEntry {
   route: string;
   label: string;
@@ -44,16 +41,18 @@ interface PageEntry {
   scope?: Scope;
   /** Only for a person (not a key): their own password, two-factor and passkeys. */
   person?: boolean;
+  /** The title of one of its records (`#/<route>/<id>`), e.g. `Contact 12`. */
+  record?: (id: string) => string;
 }
 
 const PAGES: readonly PageEntry[] = [
   { route: 'overview', label: 'Overview' },
-  { route: 'messages', label: 'Messages', scope: 'sms:read' },
-  { route: 'conversations', label: 'Conversations', scope: 'sms:read' },
+  { route: 'messages', label: 'Messages', scope: 'sms:read', record: (id) => `Message ${id}` },
+  { route: 'conversations', label: 'Conversations', scope: 'sms:read', record: (id) => `Conversation with ${id}` },
   { route: 'compose', label: 'Compose', scope: 'sms:write' },
   { route: 'scheduled', label: 'Scheduled', title: 'Scheduled messages', scope: 'sms:read' },
-  { route: 'contacts', label: 'Contacts', scope: 'contacts:read' },
-  { route: 'groups', label: 'Groups', scope: 'groups:read' },
+  { route: 'contacts', label: 'Contacts', scope: 'contacts:read', record: (id) => `Contact ${id}` },
+  { route: 'groups', label: 'Groups', scope: 'groups:read', record: (id) => `Group ${id}` },
   { route: 'keywords', label: 'Keywords', scope: 'keywords:read' },
   { route: 'media', label: 'Media and templates', scope: 'media:read' },
   { route: 'webhooks', label: 'Webhooks', scope: 'webhooks:read' },
@@ -68,7 +67,7 @@ type State = { kind: 'loading' } | { kind: 'signed-out'; expired: boolean } | { 
 
 function App() {
   const [state, setState] = useState<State>({ kind: 'loading' });
-  const [route, setRoute] = useState(currentRoute());
+  const place = usePlace();
   const [slowDown, setSlowDown] = useState<number | null>(null);
 
   /**
@@ -93,10 +92,7 @@ function App() {
   };
 
   useEffect(() => {
-    const onHash = () => setRoute(currentRoute());
-    addEventListener('hashchange', onHash);
     void refresh();
-    return () => removeEventListener('hashchange', onHash);
   }, []);
 
   const session = state.kind === 'signed-in' ? state.session : undefined;
@@ -114,23 +110,23 @@ function App() {
     [session],
   );
 
-  const [page = 'overview', id] = route.split('/');
+  const { page, id } = place;
   const entry = PAGES.find((p) => p.route === page);
-  const title =
-    page === 'messages' && id
-      ? `Message ${id}`
-      : page === 'conversations' && id
-        ? `Conversation with ${decodeURIComponent(id)}`
-        : entry?.title;
+  const title = id !== undefined && entry?.record ? entry.record(id) : (entry?.title ?? entry?.label ?? 'Overview');
   // The sign-in and invitation pages set their own titles.
   useLayoutEffect(() => {
-    if (api !== undefined && page !== 'invite') document.title = `${title ?? entry?.label ?? 'Overview'} · msgsvc console`;
-  }, [api, page, title, entry]);
+    if (api !== undefined && page !== 'invite') document.title = `${title} · msgsvc console`;
+  }, [api, page, title]);
+  // A new page (or a new record, or the first page after sign-in) takes the focus to its heading, so
+  // that a screen reader announces it and Tab starts from there, never from <body>.
+  useEffect(() => {
+    if (api !== undefined && page !== 'invite') focusHeading();
+  }, [api, page, id]);
 
   if (page === 'invite' && id)
     return (
       <Invite
-        code={decodeURIComponent(id)}
+        code={id}
         onSignedIn={() => {
           location.hash = '#/overview';
           signedIn();
@@ -149,7 +145,7 @@ function App() {
   let content;
   if (page === 'messages' && id) content = <MessageDetails api={api} id={id} />;
   else if (page === 'messages') content = <Messages api={api} />;
-  else if (page === 'conversations') content = <Conversations api={api} phone={id ? decodeURIComponent(id) : undefined} />;
+  else if (page === 'conversations') content = <Conversations api={api} phone={id} />;
   else if (page === 'compose') content = <Compose api={api} />;
   else if (page === 'scheduled') content = <ScheduledMessages api={api} />;
   else if (page === 'contacts') content = <Contacts api={api} />;
@@ -167,6 +163,9 @@ function App() {
   const who = session.User !== null ? session.User.Name || session.User.Email : `key ${session.Key?.Name ?? ''}`;
   return (
     <>
+      <a class="skip-link" href="#main" onClick={skipToMain}>
+        Skip to content
+      </a>
       <header class="top">
         <span class="brand">msgsvc</span>
         <nav aria-label="Pages">
@@ -176,6 +175,9 @@ function App() {
             </a>
           ))}
         </nav>
+        <span class="zone" data-testid="zone">
+          Times in {session.TimeZone}
+        </span>
         <span class="who">
           <span class="visually-hidden">Signed in as </span>
           <span data-testid="who">{who}</span>
@@ -198,9 +200,32 @@ function App() {
           Slow down: the API's rate limit was reached. Retrying {slowDown ? `in ${slowDown} s` : 'shortly'}…
         </p>
       )}
-      <main>{content}</main>
+      <main id="main" tabIndex={-1}>
+        {content}
+      </main>
     </>
   );
+}
+
+/**
+ * Moves the focus to the page's first heading once it is drawn (a page may draw it after its
+ * first answer): at most about a second of animation frames, then to <main> itself.
+ */
+function focusHeading(tries = 60): void {
+  const heading = document.querySelector<HTMLElement>('main h1');
+  if (heading) {
+    heading.tabIndex = -1;
+    heading.focus({ preventScroll: false });
+    return;
+  }
+  if (tries > 0) requestAnimationFrame(() => focusHeading(tries - 1));
+  else document.getElementById('main')?.focus();
+}
+
+/** The skip link: to <main>'s heading without changing the fragment (the fragment is the console's route). */
+function skipToMain(event: Event): void {
+  event.preventDefault();
+  focusHeading(0);
 }
 
 render(<App />, document.getElementById('app')!);

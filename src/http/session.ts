@@ -125,6 +125,8 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
         Account: { Id: p.accountId, Name: (await accountName(deps.store, p.accountId)) ?? '' },
         Scopes: p.scopes,
         CsrfToken: p.csrf,
+        // Every date of every record is written in this zone (MSGSVC_TIME_ZONE): the console names it once, in its header.
+        TimeZone: deps.config.timeZone,
       };
     });
     api.delete('/console/api/session', async (request, reply) => {

@@ -105,9 +105,45 @@ export function ShownOnce(props: { title: string; value: string; warning: string
   );
 }
 
-/** A datetime-local value (`YYYY-MM-DDTHH:MM`) as `YYYY-MM-DD HH:MM:SS`, read in the service's time zone; "" stays "". */
+/** A datetime-local value (`YYYY-MM-DDTHH:MM` or `…:SS`) as `YYYY-MM-DD HH:MM:SS`, read in the service's time zone; "" stays "". */
 export function serviceDateTime(value: string): string {
   if (value === '') return '';
   const [date = '', time = ''] = value.split('T');
   return `${date} ${time.length === 5 ? `${time}:00` : time}`;
+}
+
+const RECORD_DATE = /^(\d{4})[:-](\d{2})[:-](\d{2})[ T](\d{2}):(\d{2})(?::(\d{2}))?/;
+
+/**
+ * The console's one date format, `YYYY-MM-DD HH:MM:SS` in the service's time zone (named once, in
+ * the header): the API writes most dates that way and the spec's scheduled records as
+ * `YYYY:MM:DD HH:MM:SS`; both are shown alike. null or "" gives `empty`.
+ */
+export function formatDate(value: string | null | undefined, empty = '—'): string {
+  if (value === null || value === undefined || value === '') return empty;
+  const m = RECORD_DATE.exec(value);
+  if (!m) return value;
+  return `${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]}:${m[6] ?? '00'}`;
+}
+
+/** A record's date as a `<time>` in the console's one format (formatDate). */
+export function When(props: { value: string | null | undefined; empty?: string }) {
+  const text = formatDate(props.value, props.empty);
+  const m = RECORD_DATE.exec(props.value ?? '');
+  return m ? (
+    <time class="nowrap" dateTime={`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6] ?? '00'}`}>
+      {text}
+    </time>
+  ) : (
+    <span>{text}</span>
+  );
+}
+
+/**
+ * A record's date as a datetime-local value with its seconds (`YYYY-MM-DDTHH:MM:SS`), so that
+ * saving an unchanged form sends back the same time (inputs take `step={1}`); "" when none.
+ */
+export function toLocalInput(value: string | null | undefined): string {
+  const m = RECORD_DATE.exec(value ?? '');
+  return m ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6] ?? '00'}` : '';
 }
