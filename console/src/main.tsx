@@ -26,6 +26,8 @@ import { Groups } from './pages/groups.tsx';
 import { Keywords } from './pages/keywords.tsx';
 import { MediaAndTemplates } from './pages/media.tsx';
 import { Webhooks } from './pages/webhooks.tsx';
+import { Numbers } from './pages/numbers.tsx';
+import { CustomFields } from './pages/custom-fields.tsx';
 import { Keys } from './pages/keys.tsx';
 import { People } from './pages/people.tsx';
 import { Audit } from './pages/audit.tsx';
@@ -52,9 +54,11 @@ const PAGES: readonly PageEntry[] = [
   { route: 'compose', label: 'Compose', scope: 'sms:write' },
   { route: 'scheduled', label: 'Scheduled', title: 'Scheduled messages', scope: 'sms:read' },
   { route: 'contacts', label: 'Contacts', scope: 'contacts:read', record: (id) => `Contact ${id}` },
+  { route: 'fields', label: 'Custom fields', scope: 'fields:read' },
   { route: 'groups', label: 'Groups', scope: 'groups:read', record: (id) => `Group ${id}` },
   { route: 'keywords', label: 'Keywords', scope: 'keywords:read' },
   { route: 'media', label: 'Media and templates', scope: 'media:read' },
+  { route: 'numbers', label: 'Numbers', scope: 'numbers:read' },
   { route: 'webhooks', label: 'Webhooks', scope: 'webhooks:read' },
   { route: 'keys', label: 'Keys', scope: 'keys:read' },
   { route: 'people', label: 'People', scope: 'users:read' },
@@ -149,6 +153,8 @@ function App() {
   else if (page === 'compose') content = <Compose api={api} />;
   else if (page === 'scheduled') content = <ScheduledMessages api={api} />;
   else if (page === 'contacts') content = <Contacts api={api} />;
+  else if (page === 'fields') content = <CustomFields api={api} />;
+  else if (page === 'numbers') content = <Numbers api={api} />;
   else if (page === 'groups') content = <Groups api={api} />;
   else if (page === 'keywords') content = <Keywords api={api} />;
   else if (page === 'media') content = <MediaAndTemplates api={api} />;
