@@ -12,7 +12,7 @@
  *   ceiling, floor, msgsvc... Reported: median req/s of each, the ratios msgsvc / ceiling,
  *   msgsvc / floor and floor / ceiling, p50/p99 latency, msgsvc's peak RSS, and instructions per
  *   request where `perf stat` has counters.
- * - Results: bench/results/<date>.json; a full run also rewrites the table in docs/PERFORMANCE.md.
+ * - Results: bench/results/<date>.json; a full run (not --quick, not --only) also rewrites the table in docs/PERFORMANCE.md.
  * - Talks only to 127.0.0.1, stops every process it started, and stays within its time budget
  *   (full run 30 min, --quick 4.5 min).
  * - msgsvc runs with MSGSVC_DISPATCHER=0 in every scenario: nothing is dispatched while requests
@@ -30,7 +30,7 @@
  * by callgrind for msgsvc, the floor and the ceiling, req/s beside; its own options).
  *
  * Options: --quick, --sizes 10000,1000000, --rounds N, --duration S, --warmup S, --connections N,
- *   --only name,name (HTTP scenarios, and contacts-import, dispatch, smpp, media, quiet-hours, webhooks, carriers, links, console, conversations, signin), --docs / --no-docs, --data-dir DIR (keeps and reuses generated databases),
+ *   --only name,name (HTTP scenarios, and contacts-import, dispatch, smpp, media, quiet-hours, webhooks, carriers, links, console, conversations, signin, export), --docs / --no-docs, --data-dir DIR (keeps and reuses generated databases),
  *   --build (compiles src/ into a temp copy and runs that instead of dist/, which stays untouched).
  */
 import autocannon, { type Request } from 'autocannon';
@@ -46,6 +46,7 @@ import { countInstructions, freePort, machine, pinSelf, runToCompletion, startSe
 import { SCENARIOS, deepPage, type Dataset, type Scenario } from './scenarios.ts';
 import type { LinksBenchResult } from './links.ts';
 import type { SigninBenchResult } from './auth.ts';
+import type { ExportBenchResult } from './export.ts';
 import { chooseEntry } from '../bin/entry.js';
 import {
   renderMarkdown,
@@ -142,6 +143,8 @@ const plan = {
   // bench/auth.ts: Argon2id this many times each (hash, verify), then this many sign-ins of each kind.
   signinRuns: quick ? 20 : 50,
   signins: quick ? 10 : 30,
+  // bench/export.ts: GET /v1/sms/export of a log of this many messages, the server's memory beside.
+  exportMessages: quick ? 100_000 : 1_000_000,
 };
 // Quick mode runs the writes and the 401 path at the smallest size only.
 const scenariosFor = (size: number): Scenario[] =>
@@ -150,7 +153,8 @@ const scenariosFor = (size: number): Scenario[] =>
 // open-loop client on one core sends on time).
 const PACED_SHARE = 0.5;
 const PACED_MAX_RPS = 6000;
-const writeDocsToo = flags['no-docs'] ? false : flags.docs === true || !quick;
+// A run of some steps only (--only) leaves the table of the last full run alone unless --docs asks.
+const writeDocsToo = flags['no-docs'] ? false : flags.docs === true || (!quick && plan.only === undefined);
 // Balance set on each generated account before msgsvc starts, so that sms/send never runs out.
 const BENCH_CREDITS = 1_000_000_000;
 
@@ -532,6 +536,28 @@ async function main(): Promise<void> {
         Object.assign(result, { conversations });
         for (const x of conversations.results)
           log(`conversations ${x.store}: p50 ${x.p50Ms} ms (CPU ${x.cpuMsPerRequest} ms per request), generate ${x.generateSeconds} s`);
+      },
+    },
+    {
+      // GET /v1/sms/export of the whole log over HTTP (bench/export.ts; issue 30): rows per second,
+      // and the server's RSS before and during the download (the file is streamed: it must not grow).
+      name: 'export',
+      size: plan.exportMessages,
+      // Seeding (about 10 s per million), the server's start, the download (about 20 s per million).
+      seconds: 15 + Math.ceil((plan.exportMessages / 1_000_000) * 40),
+      tolerant: true,
+      run: async (timeoutMs) => {
+        log(`GET /v1/sms/export of ${plan.exportMessages.toLocaleString('en-US')} messages (bench/export.ts)`);
+        const exportLog = await runSummarised<ExportBenchResult>(
+          'bench/export.ts',
+          ['--messages', String(plan.exportMessages), ...(appRoot !== ROOT ? ['--app', appRoot] : [])],
+          'EXPORT',
+          timeoutMs,
+        );
+        Object.assign(result, { export: exportLog });
+        log(
+          `export: ${exportLog.messages} rows in ${exportLog.seconds} s (${exportLog.rowsPerSecond} rows/s, ${exportLog.mibPerSecond} MiB/s); server RSS ${exportLog.server.rssBeforeMiB} MiB before, peak ${exportLog.server.peakRssDuringMiB} MiB during (+${exportLog.server.growthMiB} MiB)`,
+        );
       },
     },
   ];

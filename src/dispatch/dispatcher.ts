@@ -512,7 +512,9 @@ export class Dispatcher {
    * What the carrier is handed: an MMS with a template (queued since migration 011) goes with the
    * template's Message and MediaIds as they are now (API.md §10.7), the Message's merge fields
    * replaced with the recipient's values (API.md §10.6); a template deleted since, or an SMS, with
-   * the message's own text (personalised when it was queued). "Now" is this round: the round's
+   * the message's own text (personalised when it was queued). A template whose media have all been
+   * deleted since the MMS was queued gives no MediaIds: a queued message is not taken back
+   * (docs/API.md §10.7). "Now" is this round: the round's
    * messages of one template share one read of it (`templates`).
    */
   private async outbound(m: ClaimedMessage, templates: TemplateCache): Promise<OutboundMessage> {

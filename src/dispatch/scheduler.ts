@@ -25,7 +25,8 @@ import type { Db } from '../store/types.ts';
  *    statement per store, leased until now + `leaseMs` (src/store/repositories/scheduled.ts);
  * 2. the check, for the Pending ones and the Action Required ones whose credits went up (the
  *    trigger of migration 005 made them due): the number is an Active number of the account, the
- *    recipient has not opted out, and the cost can be debited now. Then 3 Approved and Scheduled,
+ *    recipient has not opted out, an MMS's template still holds a medium (API.md §10.7; else
+ *    `NO_MEDIA`), and the cost can be debited now. Then 3 Approved and Scheduled,
  *    the cost kept as its reservation, due at its DateTime; else 2 Action Required with nothing
  *    debited, waiting for credits or an update. One transaction; per account (ascending) the
  *    balance row is locked first (the lock order of the repository), and each outcome is written

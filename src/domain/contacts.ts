@@ -11,6 +11,7 @@ import { normalisePhone } from './phone.ts';
 import { nowSeconds } from '../lib/time.ts';
 import { canonicalInteger, defineRules, isBlank, isEmpty, messages, toId, validate, type Input } from './validation.ts';
 import { emitEvent } from './webhooks.ts';
+import { SEARCH_RULE, trimmedSearch } from './search.ts';
 import { recordOptOut, type WriteClient } from './consent.ts';
 
 /**
@@ -313,31 +314,35 @@ export interface ContactListQuery {
   /** `GroupId` as sent (canonical integer text), when given. */
   groupId?: string;
   optedOut?: number;
+  /** msgsvc's `Search`, trimmed, when not empty (src/domain/search.ts). */
+  search?: string;
 }
 
-const FILTER_RULES = defineRules([
-  { field: 'GroupId', rule: 'integer' },
-  { field: 'OptedOut', rule: 'in', values: [0, 1] },
-]);
+const FILTER_RULES = defineRules([{ field: 'GroupId', rule: 'integer' }, { field: 'OptedOut', rule: 'in', values: [0, 1] }, SEARCH_RULE]);
 
 /**
  * Reads the contacts/index filters (API.md §10.2): `GroupId` an integer (`Group Id must be an
- * integer.`), `OptedOut` 0 or 1 (`Opted Out is invalid.`, or `… must be an integer.`). Empty values
- * are no filter.
+ * integer.`), `OptedOut` 0 or 1 (`Opted Out is invalid.`, or `… must be an integer.`), and
+ * msgsvc's `Search` (trimmed, at most 255 characters: src/domain/search.ts). Empty values are no
+ * filter; the errors come in that order.
  * @throws ValidationFailedError (422, API.md §4.4 list).
  */
-export function readContactFilters(query: { GroupId?: unknown; OptedOut?: unknown }): ContactListQuery {
-  const checked = validate(query as Input, FILTER_RULES);
+export function readContactFilters(query: { GroupId?: unknown; OptedOut?: unknown; Search?: unknown }): ContactListQuery {
+  const checked = validate({ ...query, Search: trimmedSearch(query.Search) }, FILTER_RULES);
   if (checked.errors.length > 0) throw new ValidationFailedError(checked.errors);
   const out: ContactListQuery = {};
   if (checked.values.GroupId !== undefined) out.groupId = canonicalInteger(query.GroupId)!;
   if (checked.values.OptedOut !== undefined) out.optedOut = checked.values.OptedOut;
+  if (checked.values.Search !== undefined) out.search = checked.values.Search;
   return out;
 }
 
 /**
  * The contacts/index list: its total and a page fetcher, for ctx.paginate. A `GroupId` that is not
  * one of the account's groups gives an empty list (it never reveals another account's group).
+ * `Search` keeps the contacts whose FirstName, LastName or Email contains the text (ASCII letters
+ * in any case), or whose Number contains its digits when it has at least three
+ * (src/store/search.ts); it combines with the other filters.
  */
 export async function contactList(
   store: Store,
@@ -351,6 +356,7 @@ export async function contactList(
 }> {
   const filter: ContactFilter = {};
   if (query.optedOut !== undefined) filter.optedOut = query.optedOut;
+  if (query.search !== undefined) filter.search = query.search;
   if (query.groupId !== undefined) {
     const groupId = toId(query.groupId);
     if (groupId === null || !(await groups.groupExists(store.db, accountId, groupId)))

@@ -11,8 +11,9 @@ import * as messageLog from '../store/repositories/message-log.ts';
 import * as messages from '../store/repositories/messages.ts';
 import * as numbers from '../store/repositories/numbers.ts';
 import { issueToken } from './accounts.ts';
+import { scheduleMessageIn } from './scheduled.ts';
 import { normalisePhone } from './phone.ts';
-import { nowSeconds } from '../lib/time.ts';
+import { nowSeconds, type Clock } from '../lib/time.ts';
 import { caseKey } from './text.ts';
 import { MEDIA_CHUNK_BYTES } from './media.ts';
 import { smsSegments } from './segments.ts';
@@ -101,24 +102,47 @@ const DEMO_NUMBERS: { number: string; status: number; blockedDaysAgo?: number }[
 const CONTACT_COUNT = 50;
 
 /**
+ * The demo's scheduled messages, 6 hours apart in this order: six SMS, then six MMS, each to the
+ * demo contact of index `contact`. Contacts whose index is 5 modulo 11 have opted out: 5 and 16
+ * are two of them, so the check makes the fifth SMS and the fifth MMS Action Required (`OPTED_OUT`);
+ * every other recipient can be reached, and the check approves their message.
+ */
+const DEMO_SCHEDULED: readonly { typeId: 1 | 2; contact: number }[] = [
+  ...[0, 3, 6, 9, 5, 12].map((contact) => ({ typeId: 1 as const, contact })),
+  ...[15, 18, 21, 24, 16, 30].map((contact) => ({ typeId: 2 as const, contact })),
+];
+
+/**
  * Creates a NEW account filled with realistic sample data and a token for it: numbers in all four
  * statuses, 50 contacts (some without birthday, email or city; some in two or more groups),
- * groups, custom fields with entries, and scheduled SMS and MMS in all three statuses.
+ * groups, custom fields with entries, and scheduled SMS and MMS (`DEMO_SCHEDULED`).
  * Deterministic apart from ids and times, so docs and tests can rely on its shape.
  *
+ * The scheduled messages are made as `sms/schedule` makes them (src/domain/scheduled.ts
+ * scheduleMessageIn, the same rules and the same row): 1 Pending, nothing reserved, their check due
+ * at once, so the scheduler of whichever host runs it checks them within a second, as it checks one
+ * made over HTTP. That check makes ten of them 3 Approved and Scheduled (their cost reserved) and
+ * two, an SMS and an MMS to contacts who have opted out, 2 Action Required for that reason
+ * (`OPTED_OUT`). Nothing here writes a status: the demo shows what the service does.
+ *
  * With `options.history`, also a week of message history (see `demoHistory`): the first-start
- * demo and `msgsvc demo`, so the console's overview chart (API.md §10.9) is filled. The balance
- * ends at 2500 credits either way.
- * @param options.now the clock, epoch seconds (default now): with it, everything but ids and the token is fixed.
+ * demo and `msgsvc demo`, so the console's overview chart (API.md §10.9) is filled. The balance is
+ * 2500 credits either way when the account is made; the check then reserves the approved messages'
+ * cost from it.
+ * @param options.now the time, epoch seconds (default: `options.clock`'s, else now): with it,
+ *   everything but ids and the token is fixed.
+ * @param options.clock the clock of the scheduled messages' rules (DateTime in the future, their
+ *   check due now): the app's (tests pass their manual clock); default a clock stopped at `now`.
  */
 export async function createDemoAccount(
   store: Store,
   mappers: RecordMappers,
   region: CountryCode,
   name?: string,
-  options: { now?: number; history?: boolean } = {},
+  options: { now?: number; history?: boolean; clock?: Clock } = {},
 ): Promise<DemoAccount> {
-  const now = options.now ?? nowSeconds();
+  const now = options.now ?? options.clock?.nowSeconds() ?? nowSeconds();
+  const clock: Clock = options.clock ?? { nowMs: () => now * 1000, nowSeconds: () => now };
   const day = 86_400;
   const accountName = name ?? `Demo account ${new Date(now * 1000).toISOString().slice(0, 19).replace('T', ' ')}`;
   const seeded = await inTransaction(store, async (tx) => {
@@ -222,30 +246,20 @@ export async function createDemoAccount(
       await media.setTemplateMedia(tx, accountId, templateId, [mediaId]);
       templateIds.push(templateId);
     }
-    let m = 0;
-    for (const typeId of [1, 2]) {
-      for (const statusId of [1, 2, 3]) {
-        for (let k = 0; k < 2; k++, m++) {
-          const contact = contactIds[(m * 3) % contactIds.length]!;
-          await messages.insertScheduledMessage(
-            tx,
-            accountId,
-            {
-              mobilePhone: `1555${String(2000000 + ((m * 3) % CONTACT_COUNT) * 7919).padStart(7, '0')}`,
-              message:
-                typeId === 1
-                  ? `Hi! Our spring sale starts Friday. Reply STOP to opt out. #${contact}`
-                  : 'See the new collection in the picture!',
-              scheduledAt: now + (m + 1) * 3600 * 6,
-              statusId,
-              typeId,
-              mmsTemplateId: typeId === 2 ? templateIds[m % templateIds.length]! : null,
-              subject: typeId === 2 ? 'New collection' : '',
-            },
-            now,
-          );
-        }
-      }
+    // The scheduled messages, through sms/schedule's own rules (see the function comment).
+    const deps = { store, clock, region, timeZone: 'UTC' };
+    for (const [m, s] of DEMO_SCHEDULED.entries()) {
+      await scheduleMessageIn(tx, deps, accountId, {
+        MobilePhone: `+${contactDigits[s.contact]!}`,
+        Message:
+          s.typeId === 1
+            ? 'Hi {FirstName}! Our spring sale starts Friday. Reply STOP to opt out.'
+            : 'See the new collection in the picture!',
+        // ISO 8601 in UTC: the zone of the wall-clock forms is not read.
+        DateTime: new Date((now + (m + 1) * 3600 * 6) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        Type_Id: s.typeId,
+        ...(s.typeId === 2 ? { MmsTemplateId: templateIds[m % templateIds.length]!, Subject: 'New collection' } : {}),
+      });
     }
     if (options.history) await insertDemoHistory(tx, accountId, contactDigits, now);
     return { accountId, contactIds, groupIds: [newsletter, vip, events, staff], fieldIds: [color, tier] };

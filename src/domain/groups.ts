@@ -5,6 +5,7 @@ import type { GroupRow } from '../records/groups.ts';
 import { findOr404, loadOr404 } from './find.ts';
 import { ValidationFailedError, type FieldError } from './errors.ts';
 import { defineRules, messages, validate, type Input } from './validation.ts';
+import { readSearch } from './search.ts';
 import { nowSeconds } from '../lib/time.ts';
 import type { Db } from '../store/types.ts';
 
@@ -76,15 +77,20 @@ async function referenceErrors(
 
 /**
  * Lists one page of the account's groups by Id ascending (API.md §10.3 `index`, API.md §5).
+ * @param search msgsvc's `Search` query parameter as received: when not blank, only the groups
+ *   whose `fname` contains it (ASCII letters in any case; src/domain/search.ts, src/store/search.ts).
  * @returns the total and a fetcher of one page (rows with their member ids), for `ctx.paginate`.
+ * @throws ValidationFailedError (422 on `Search`: over 255 characters, not a string).
  */
 export async function groupsPage(
   store: Store,
   accountId: number,
+  search?: unknown,
 ): Promise<{ total: number; fetch: (limit: number, offset: number) => Promise<GroupRow[]> }> {
+  const text = readSearch(search);
   return {
-    total: await groups.countGroups(store.db, accountId),
-    fetch: (limit, offset) => groups.listGroups(store.db, accountId, limit, offset),
+    total: await groups.countGroups(store.db, accountId, text),
+    fetch: (limit, offset) => groups.listGroups(store.db, accountId, limit, offset, text),
   };
 }
 

@@ -12,7 +12,7 @@ import type { MessagingDeps } from './messages.ts';
 import { normalisePhone, type NormalisedPhone } from './phone.ts';
 import { messageCost, smsSegments } from './segments.ts';
 import { DIRECTION_INBOUND, DIRECTION_OUTBOUND, LOG_STATUS, NUMBER_STATUS_ACTIVE } from '../records/statuses.ts';
-import { caseKey } from './text.ts';
+import { keywordKey } from './text.ts';
 import type { Clock } from '../lib/time.ts';
 import { canonicalInteger, defineRules, isBlank, messages, validate, type Input } from './validation.ts';
 import { emitEvent } from './webhooks.ts';
@@ -31,9 +31,11 @@ import { markNeverHeld } from '../store/repositories/account-settings.ts';
  *    (created if unknown) gets OptedOut 1, and one free confirmation is sent (MSGSVC_STOP_REPLY);
  * 2. the whole text is START or UNSTOP: OptedOut 0, and a free confirmation (MSGSVC_START_REPLY);
  * 3. the whole text is HELP or INFO: a free reply (MSGSVC_HELP_REPLY);
- * 4. the first word is a keyword reserved on that number: its AutoreplyMessage, when not empty, is
- *    sent to the sender as an ordinary paid message, and the sender (a contact created if unknown)
- *    joins every group whose KeywordId is that reservation.
+ * 4. the text begins with a keyword reserved on that number (the keyword followed by white space or
+ *    the end of the text; a keyword of several words, such as `JOIN NOW`, matches its words in
+ *    order, separated by any white space; the longest such keyword wins): its AutoreplyMessage,
+ *    when not empty, is sent to the sender as an ordinary paid message, and the sender (a contact
+ *    created if unknown) joins every group whose KeywordId is that reservation.
  * Rules 1–3 never meet rule 4: the carrier words cannot be reserved as keywords (API.md §10.5).
  *
  * Shared short code (several accounts hold the number): a keyword text goes to the keyword's
@@ -60,8 +62,14 @@ import { markNeverHeld } from '../store/repositories/account-settings.ts';
  * Choices API.md §11.5 leaves open, written down here:
  * - "Trimmed" is JavaScript's trim (Unicode white space); "case-insensitively" is ASCII case
  *   folding for the carrier words (`ſtop`, with a long s, is not STOP), and the keywords' own key
- *   (NFKC, lower case, as keyword/reserve stores it) for the first word. The first word ends at
- *   the first white space, so a keyword holding a space can never be texted.
+ *   for rule 4 (src/domain/text.ts `keywordKey`: NFKC, trimmed, lower case, each run of white
+ *   space one space, as keyword/reserve stores it). Rule 4 compares the key of the whole text with
+ *   the keys of the number's reservations: a keyword matches when the text's key is its key, or
+ *   starts with its key and a space, so it ends at a word's end (`JOIN NOW` is not in
+ *   `JOIN NOWHERE` nor in `JOINNOW`), and `JOIN\t\nNOW please` texts `JOIN NOW`. Of the keywords
+ *   that match (`JOIN` and `JOIN NOW` both match `join now`), the longest key wins; there is no tie,
+ *   as two keys of one length that both begin the text are the same key, unique on the number.
+ *   Punctuation is part of a word: `winner!` is not `WINNER`.
  * - START from an unknown sender creates no contact (there is nothing to clear); the confirmation
  *   is still sent. STOP from a sender already opted out, or START from one who is not, changes no
  *   contact (DateUpdated stays) and still sends the confirmation.
@@ -125,7 +133,7 @@ export interface InboundTextIn {
   readonly carrier?: string;
 }
 
-/** Which rule of API.md §11.5 a text falls under (`keyword` only when the first word is reserved on the number). */
+/** Which rule of API.md §11.5 a text falls under (`keyword` only when the text begins with a keyword reserved on the number). */
 export type InboundKind = 'stop' | 'start' | 'help' | 'keyword' | 'other';
 
 /** A message written for one account. */
@@ -152,14 +160,15 @@ const HELP_WORDS = /^(?:HELP|INFO)$/i;
 
 /**
  * The carrier-word rule a text falls under (API.md §11.5 rules 1–3), on the trimmed text,
- * ASCII case-insensitively; else `other` with the key of its first word (for rule 4).
+ * ASCII case-insensitively; else `other` with the key of the whole text (`keywordKey`), whose
+ * beginning rule 4 matches with the keys of the number's keywords.
  */
-export function classifyInbound(text: string): { kind: 'stop' | 'start' | 'help' } | { kind: 'other'; firstWordKey: string } {
+export function classifyInbound(text: string): { kind: 'stop' | 'start' | 'help' } | { kind: 'other'; textKey: string } {
   const trimmed = text.trim();
   if (STOP_WORDS.test(trimmed)) return { kind: 'stop' };
   if (START_WORDS.test(trimmed)) return { kind: 'start' };
   if (HELP_WORDS.test(trimmed)) return { kind: 'help' };
-  return { kind: 'other', firstWordKey: caseKey(trimmed.split(/\s/, 1)[0] ?? '') };
+  return { kind: 'other', textKey: keywordKey(trimmed) };
 }
 
 /** ErrorCodes of an autoreply that could not go out (see the module comment). */
@@ -207,8 +216,8 @@ export async function receiveInboundIn(tx: Db, deps: InboundDeps, text: InboundT
   const accountIds = [...new Set(holders.map((h) => h.account_id))];
 
   let keyword: inbound.ReservedKeyword | undefined;
-  if (classified.kind === 'other' && classified.firstWordKey !== '') {
-    keyword = await inbound.reservedKeyword(tx, to, classified.firstWordKey);
+  if (classified.kind === 'other' && classified.textKey !== '') {
+    keyword = await inbound.reservedKeywordAtStart(tx, to, classified.textKey);
     // Always one of the holders (a reservation's number is its own account's); checked all the same.
     if (keyword && !accountIds.includes(keyword.account_id)) keyword = undefined;
     if (keyword) outcome.kind = 'keyword';

@@ -9,7 +9,7 @@ import { NUMBER_STATUS_ACTIVE } from '../records/statuses.ts';
 import { defineRules, messages, validate, type Input } from './validation.ts';
 import { findOr404, loadOr404 } from './find.ts';
 import { nowSeconds } from '../lib/time.ts';
-import { caseKey } from './text.ts';
+import { keywordKey } from './text.ts';
 
 /**
  * Words carriers reserve for opt-out and help handling; no account may reserve them
@@ -41,9 +41,6 @@ const RULES = defineRules([
   { field: 'Number', rule: 'integer' },
   { field: 'AutoreplyMessage', rule: 'string', max: AUTOREPLY_MAX },
 ]);
-
-/** The key that makes keywords unique per number: case-folded and trimmed. */
-export const keywordKey = caseKey;
 
 /** The account number a keyword goes on, as found by `activeNumber`. */
 type NumberRow = NonNullable<Awaited<ReturnType<typeof numbers.findNumber>>>;
@@ -89,7 +86,8 @@ const hasError = (errors: readonly FieldError[], field: string) => errors.some((
  * Reserves a keyword on one of the account's Active numbers.
  * @throws ValidationFailedError: Keyword a carrier word ("Keyword is invalid."), Number not the
  *   account's or not Active ("Number is invalid."), Keyword already on that number in any account
- *   (`Keyword "X" has already been taken.`, decided by the unique index).
+ *   (`Keyword "X" has already been taken.`, decided by the unique index on the number and
+ *   `keywordKey`: case, NFKC and white space aside, `JOIN  NOW` is `join now`).
  */
 export async function reserveKeyword(store: Store, accountId: number, input: Input): Promise<KeywordReservationRow> {
   const checked = validate(input, RULES);

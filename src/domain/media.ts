@@ -12,6 +12,7 @@ import type { MediaRow } from '../records/media.ts';
 import { ValidationFailedError } from './errors.ts';
 import { findOr404, loadOr404 } from './find.ts';
 import type { Clock } from '../lib/time.ts';
+import { recheckScheduledWithoutMedia } from './mms-templates.ts';
 
 /**
  * MMS media (API.md §10.7 `/v1/media/…`; API.md §10.7).
@@ -253,12 +254,15 @@ export async function* mediaBytes(store: Store, accountId: number, row: MediaRow
 }
 
 /**
- * Deletes a media of the account, and removes it from every template (API.md §10.7 `delete`).
+ * Deletes a media of the account, and removes it from every template (API.md §10.7 `delete`). A
+ * template left with no medium cannot be sent: the approved scheduled MMS that name it are checked
+ * again, in the same transaction (src/domain/mms-templates.ts recheckScheduledWithoutMedia).
  * @throws NotFoundError `Object not found: {id}`.
  */
-export async function deleteMediaById(store: Store, accountId: number, id: string): Promise<void> {
+export async function deleteMediaById(store: Store, clock: Clock, accountId: number, id: string): Promise<void> {
   await inTransaction(store, async (tx) => {
     const n = await findOr404(id, (n) => (n > 2_147_483_647 ? Promise.resolve(false) : media.findMedia(tx, accountId, n)));
     await media.deleteMedia(tx, accountId, n);
+    await recheckScheduledWithoutMedia(tx, accountId, clock);
   });
 }

@@ -112,6 +112,26 @@ function readTime(value: unknown, field: string, timeZone: string): number | und
 
 const isError = (v: unknown): v is FieldError => typeof v === 'object' && v !== null;
 
+/** `from` and `to` as read: epoch seconds (undefined when absent or empty), and the errors of the two, in that order. */
+export interface TimeRange {
+  from: number | undefined;
+  to: number | undefined;
+  errors: FieldError[];
+}
+
+/**
+ * Reads `from` and `to` as sms/stats reads them (docs/API.md §10.9), for sms/stats and sms/export:
+ * `YYYY-MM-DD HH:MM:SS` in the service's zone (or the other forms of `sms/schedule`'s DateTime),
+ * else `The format of From is invalid.` / `The format of To is invalid.`; absent or empty:
+ * undefined (the caller's default). Whether `to` comes before `from` is the caller's check.
+ */
+export function readTimeRange(input: { from?: unknown; to?: unknown }, timeZone: string): TimeRange {
+  const from = readTime(input.from, 'from', timeZone);
+  const to = readTime(input.to, 'to', timeZone);
+  const errors = [from, to].filter(isError);
+  return { from: isError(from) ? undefined : from, to: isError(to) ? undefined : to, errors };
+}
+
 /**
  * Reads the sms/stats query (docs/API.md §10.9).
  * - `interval`: `hour` or `day` (default `day`), else `Interval is invalid.`;
@@ -124,19 +144,15 @@ const isError = (v: unknown): v is FieldError => typeof v === 'object' && v !== 
  *   interval.
  */
 export function readStatsQuery(input: StatsInput, timeZone: string, nowSeconds: number): StatsQuery {
-  const errors: FieldError[] = [];
-  const from = readTime(input.from, 'from', timeZone);
-  const to = readTime(input.to, 'to', timeZone);
-  if (isError(from)) errors.push(from);
-  if (isError(to)) errors.push(to);
+  const { from, to, errors } = readTimeRange(input, timeZone);
   let interval: StatsInterval = 'day';
   if (!isEmpty(input.interval)) {
     if (input.interval === 'hour' || input.interval === 'day') interval = input.interval;
     else errors.push({ field: 'interval', message: messages.invalid('interval') });
   }
   if (errors.length > 0) throw new ValidationFailedError(errors);
-  const end = (to as number | undefined) ?? nowSeconds;
-  const start = (from as number | undefined) ?? end - DEFAULT_SPAN_SECONDS;
+  const end = to ?? nowSeconds;
+  const start = from ?? end - DEFAULT_SPAN_SECONDS;
   const bounds = end < start ? null : bucketBounds(timeZone, interval, start, end);
   if (bounds === null) throw new ValidationFailedError([{ field: 'to', message: messages.invalid('to') }]);
   return { bounds };

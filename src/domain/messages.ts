@@ -12,7 +12,7 @@ import * as accounts from '../store/repositories/accounts.ts';
 import { ValidationFailedError, type FieldError } from './errors.ts';
 import { loadOr404 } from './find.ts';
 import { messageCost, type Prices } from './segments.ts';
-import { ownsTemplate } from './mms-templates.ts';
+import { sendableTemplate } from './mms-templates.ts';
 import * as media from '../store/repositories/media.ts';
 import * as personal from '../store/repositories/personalise.ts';
 import {
@@ -51,9 +51,12 @@ import {
  * - Both `MobilePhone` and `PhoneNumberId` given: `MobilePhone` is the recipient and
  *   `PhoneNumberId` is ignored.
  * - `Type_Id` 2 needs an `MmsTemplateId` of the account (API.md §10.7): without one, `Mms
- *   Template Id cannot be blank.`; one the account does not own (another account's included), `Mms
- *   Template Id is invalid.` An MMS costs the MMS price (MSGSVC_MMS_CREDITS). For an SMS,
- *   `MmsTemplateId` is ignored. The Message record does not carry the template (API.md §10.7).
+ *   Template Id cannot be blank.`; one the account does not own (another account's included), or
+ *   one whose media have all been deleted (it cannot be sent, API.md §10.7), `Mms Template Id is
+ *   invalid.`, before any debit; `sms/preview` answers the same. An MMS costs the MMS price
+ *   (MSGSVC_MMS_CREDITS). For an SMS, `MmsTemplateId` is ignored. The Message record does not carry
+ *   the template (API.md §10.7). An MMS already queued when its template loses its last medium is
+ *   not taken back: it goes out as its template then is (src/dispatch/dispatcher.ts), with no picture.
  * - `Number` is read as keyword/reserve reads it (an integer: the digits of a short code or of a
  *   long number, a leading `+` allowed), then must be an Active number of the account.
  * - `send-group` to a group whose members have all opted out (or that has none) queues nothing and
@@ -159,9 +162,12 @@ function readDraft(input: Input, deps: Pick<MessagingDeps, 'region' | 'linkDomai
   };
 }
 
-/** `Mms Template Id is invalid.` when the MMS names a template the account does not own (API.md §1.3, §10.7). */
+/**
+ * `Mms Template Id is invalid.` when the MMS names a template the account does not own (API.md
+ * §1.3, §10.7), or one whose media have all been deleted (API.md §10.7: it cannot be sent).
+ */
 async function templateErrors(store: Store, accountId: number, draft: Draft): Promise<FieldError[]> {
-  if (draft.templateId === undefined || (await ownsTemplate(store.db, accountId, draft.templateId))) return [];
+  if (draft.templateId === undefined || (await sendableTemplate(store.db, accountId, draft.templateId))) return [];
   return [{ field: 'MmsTemplateId', message: messages.invalid('MmsTemplateId') }];
 }
 

@@ -1,10 +1,14 @@
 import { inTransaction, type Store } from '../store/db.ts';
 import * as media from '../store/repositories/media.ts';
+import * as scheduled from '../store/repositories/scheduled.ts';
+import { refundCredits } from '../store/repositories/credits.ts';
+import type { Db } from '../store/types.ts';
 import type { MmsTemplateRow } from '../records/media.ts';
 import { NotFoundError, ValidationFailedError, type FieldError } from './errors.ts';
 import { loadOr404 } from './find.ts';
 import type { Clock } from '../lib/time.ts';
 import { defineRules, messages, toId, validate, type Input } from './validation.ts';
+import { readSearch } from './search.ts';
 
 /**
  * MMS templates (API.md §10.7 `/v1/mms-templates/…`): `Name` (required, 3 to 64
@@ -41,14 +45,21 @@ async function check(tx: Parameters<typeof media.ownedMediaIds>[0], accountId: n
   return { errors, values: checked.values, has: (f: string) => Object.hasOwn(fields, f) };
 }
 
-/** One page of the account's templates by Id ascending (API.md §10.7 `index`). */
+/**
+ * One page of the account's templates by Id ascending (API.md §10.7 `index`).
+ * @param search msgsvc's `Search` query parameter as received: when not blank, only the templates
+ *   whose `Name` contains it (ASCII letters in any case; src/domain/search.ts, src/store/search.ts).
+ * @throws ValidationFailedError (422 on `Search`: over 255 characters, not a string).
+ */
 export async function templatesPage(
   store: Store,
   accountId: number,
+  search?: unknown,
 ): Promise<{ total: number; fetch: (limit: number, offset: number) => Promise<MmsTemplateRow[]> }> {
+  const text = readSearch(search);
   return {
-    total: await media.countTemplates(store.db, accountId),
-    fetch: (limit, offset) => media.listTemplates(store.db, accountId, limit, offset),
+    total: await media.countTemplates(store.db, accountId, text),
+    fetch: (limit, offset) => media.listTemplates(store.db, accountId, limit, offset, text),
   };
 }
 
@@ -106,18 +117,48 @@ export async function updateTemplate(store: Store, clock: Clock, accountId: numb
   });
 }
 
-/** Deletes a template (API.md §10.7 `delete`). @throws NotFoundError `Object not found: {id}`. */
-export async function deleteTemplateById(store: Store, accountId: number, id: string): Promise<void> {
+/**
+ * Deletes a template (API.md §10.7 `delete`); the approved scheduled MMS that named it are checked
+ * again (`recheckScheduledWithoutMedia`), in the same transaction.
+ * @throws NotFoundError `Object not found: {id}`.
+ */
+export async function deleteTemplateById(store: Store, clock: Clock, accountId: number, id: string): Promise<void> {
   await inTransaction(store, async (tx) => {
     const n = toId(id);
     if (n === null || n > MAX_ROW_ID || !(await media.deleteTemplate(tx, accountId, n))) throw new NotFoundError(id);
+    await recheckScheduledWithoutMedia(tx, accountId, clock);
   });
 }
 
 /**
- * True when `MmsTemplateId` names a template of the account (API.md §10.6, §10.7: an MMS send or
- * schedule names its template; anything else is `Mms Template Id is invalid.`).
+ * True when `MmsTemplateId` names a template of the account (API.md §10.6, §10.7: an MMS
+ * schedule names its template; anything else is `Mms Template Id is invalid.`). Whether it still
+ * holds media is the scheduler's check (`NO_MEDIA`), not the schedule's.
  */
 export async function ownsTemplate(db: Parameters<typeof media.templateExists>[0], accountId: number, id: number): Promise<boolean> {
   return Number.isSafeInteger(id) && id >= 1 && id <= MAX_ROW_ID && media.templateExists(db, accountId, id);
+}
+
+/**
+ * True when `MmsTemplateId` names a template of the account that still holds at least one medium:
+ * what `sms/send`, `send-group` and `preview` accept (API.md §10.7: a template whose media have
+ * all been deleted cannot be sent; it is `Mms Template Id is invalid.`, as another account's is).
+ */
+export async function sendableTemplate(db: Parameters<typeof media.templateHasMedia>[0], accountId: number, id: number): Promise<boolean> {
+  return Number.isSafeInteger(id) && id >= 1 && id <= MAX_ROW_ID && media.templateHasMedia(db, accountId, id);
+}
+
+/**
+ * After a medium was deleted (media/delete) or a template (mms-templates/delete), in that
+ * transaction: the account's scheduled MMS whose template now holds no medium, or is gone, and
+ * that are Approved and Scheduled or Pending, are checked again as after an update (API.md §11.7):
+ * 1 Pending, their reservation released, their check due now, any check in progress dropped (a
+ * scheduler that read the media before this commit cannot approve them). The balance row is locked
+ * first (the lock order of src/store/repositories/scheduled.ts). The scheduler then makes them
+ * Action Required (`NO_MEDIA`) within a second, so no scheduled MMS goes out without a picture.
+ */
+export async function recheckScheduledWithoutMedia(tx: Db, accountId: number, clock: Clock): Promise<void> {
+  await scheduled.lockCredits(tx, accountId);
+  const released = await scheduled.recheckWithoutMedia(tx, accountId, clock.nowMs());
+  if (released > 0) await refundCredits(tx, accountId, released, clock.nowSeconds());
 }

@@ -53,7 +53,11 @@ import { readShortenLinks } from './personalise.ts';
  *   of the account (API.md §10.7): none gives `Mms Template Id cannot be blank.`, one the
  *   account does not own `Mms Template Id is invalid.`; it is stored and shown in the record, and
  *   the message costs the MMS price. For an SMS `MmsTemplateId` is ignored and stored as none (the
- *   record shows `""`).
+ *   record shows `""`). A template whose media have all been deleted is no 422 here, unlike send:
+ *   as for an opted-out recipient, the message is accepted and the check makes it Action Required
+ *   (`NO_MEDIA`, API.md §10.7); deleting a template's last medium (or the template) makes the
+ *   Approved MMS that name it Pending again, so that they are checked again within a second
+ *   (src/domain/mms-templates.ts recheckScheduledWithoutMedia).
  * - `Number` is read as send reads it; blank means the default (the first Active number). It is
  *   resolved when scheduled (or updated) and stored; the check and the send use the stored one.
  * - An opted-out recipient is not a 422: the message is accepted (Pending) and the check makes it
@@ -67,9 +71,10 @@ import { readShortenLinks } from './personalise.ts';
  *   here: if it is no longer Active, the check makes the message Action Required.
  * - `cancel-scheduled` releases the reserved credits in the same transaction that deletes it; for a
  *   recurring message that is the next occurrence's reservation, and the series ends.
- * - Rows the service never managed (the demo's and `msgsvc generate`'s, written straight into the
- *   table, or older data; `reserved_credits` NULL) are shown as they are and never checked or sent;
- *   an update makes them managed (Pending).
+ * - Rows the service never managed (`msgsvc generate`'s, written straight into the table, or older
+ *   data; `reserved_credits` NULL) are shown as they are and never checked or sent; an update makes
+ *   them managed (Pending). The demo account's are made by `scheduleMessageIn`, as this operation
+ *   makes them: managed, and checked like any.
  * - "Checked again when credits are added": a trigger on `credit_balances` (migration 005) marks
  *   the account's Action Required messages due for a check whenever the balance goes up, whoever
  *   raised it (CLI `credits add/set`, a refund of a Failed or Rejected message, a cancel or update
@@ -88,6 +93,9 @@ export interface ScheduleDeps extends MessagingDeps {
   /** IANA zone of the two wall-clock DateTime forms (MSGSVC_TIMEZONE). */
   timeZone: string;
 }
+
+/** What `sms/schedule` reads of the deps (no prices: the check reserves, not the schedule). */
+export type ScheduleInputDeps = Pick<ScheduleDeps, 'store' | 'clock' | 'region' | 'timeZone' | 'linkDomain'>;
 
 /** API.md §10.6 `schedule` field order: errors are listed in this order. */
 export const SCHEDULE_FIELDS = [
@@ -164,7 +172,7 @@ const rruleInvalid = (): FieldError => ({ field: 'RRule', message: `${RRULE_LABE
  * The rules that need no database, over the fields `present` (all of them for a schedule; those
  * sent for an update). Required fields are required when present (or always, for a schedule).
  */
-function readChange(input: Input, deps: ScheduleDeps, mode: 'create' | 'update'): { errors: FieldError[]; change: Change } {
+function readChange(input: Input, deps: ScheduleInputDeps, mode: 'create' | 'update'): { errors: FieldError[]; change: Change } {
   const present = (field: string) => mode === 'create' || Object.hasOwn(input, field);
   const fields: Record<string, unknown> = {};
   for (const f of ['MobilePhone', 'Message', 'Type_Id', 'MmsTemplateId', 'Subject', 'Number']) if (present(f)) fields[f] = input[f];
@@ -302,13 +310,36 @@ async function numberOf(
  *   `Subject should contain at most 255 characters.`, `Number must be an integer.`, `Number is invalid.`,
  *   `R Rule is invalid.`, `Shorten Links must be an integer.` / `… is invalid.`
  */
-export async function scheduleMessage(deps: ScheduleDeps, accountId: number, input: Input): Promise<ScheduledStateRow> {
+export async function scheduleMessage(deps: ScheduleInputDeps, accountId: number, input: Input): Promise<ScheduledStateRow> {
+  const fields = await checkSchedule(deps, deps.store, accountId, input);
+  // One transaction: its audit entry commits with it (API.md §15.5).
+  return inTransaction(deps.store, (tx) => scheduled.insertScheduled(tx, accountId, fields, deps.clock.nowSeconds(), deps.clock.nowMs()));
+}
+
+/**
+ * `sms/schedule` inside a transaction the caller holds (`tx`): the same rules, the same row (1
+ * Pending, nothing reserved, its check due now, so that the scheduler checks it within a second).
+ * For the demo account (src/domain/demo.ts), whose scheduled messages are made as the API makes
+ * them, in the transaction that creates the account.
+ * @throws ValidationFailedError as `scheduleMessage`.
+ */
+export async function scheduleMessageIn(tx: Db, deps: ScheduleInputDeps, accountId: number, input: Input): Promise<ScheduledStateRow> {
+  const fields = await checkSchedule(deps, { ...deps.store, db: tx }, accountId, input);
+  return scheduled.insertScheduled(tx, accountId, fields, deps.clock.nowSeconds(), deps.clock.nowMs());
+}
+
+/**
+ * The rules of `sms/schedule` (see `scheduleMessage`), read through `store` (the store, or the
+ * caller's transaction as a store): the fields of the row to insert.
+ * @throws ValidationFailedError as `scheduleMessage`.
+ */
+async function checkSchedule(deps: ScheduleInputDeps, store: Store, accountId: number, input: Input): Promise<ScheduledFields> {
   const { errors, change } = readChange(input, deps, 'create');
   const typeId = change.typeId ?? 1;
-  errors.push(...(await templateErrors(deps.store.db, accountId, change, typeId, null)));
+  errors.push(...(await templateErrors(store.db, accountId, change, typeId, null)));
   let number: string | undefined;
   if (!errors.some((e) => e.field === 'Number')) {
-    const n = await numberOf(deps.store, accountId, change, '');
+    const n = await numberOf(store, accountId, change, '');
     if ('error' in n) errors.push(n.error);
     else number = n.number;
   }
@@ -319,7 +350,7 @@ export async function scheduleMessage(deps: ScheduleDeps, accountId: number, inp
     else recurrence = r;
   }
   if (errors.length > 0) throw new ValidationFailedError(inFieldOrder(errors));
-  const fields: ScheduledFields = {
+  return {
     mobilePhone: change.mobilePhone!,
     message: change.message ?? '',
     scheduledAt: change.scheduledAt!,
@@ -330,8 +361,6 @@ export async function scheduleMessage(deps: ScheduleDeps, accountId: number, inp
     ...recurrence,
     shortenLinks: change.shortenLinks ?? false,
   };
-  // One transaction: its audit entry commits with it (API.md §15.5).
-  return inTransaction(deps.store, (tx) => scheduled.insertScheduled(tx, accountId, fields, deps.clock.nowSeconds(), deps.clock.nowMs()));
 }
 
 /** How many scheduled messages the account has (sms/single-schedule-messages). */

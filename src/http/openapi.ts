@@ -28,7 +28,8 @@ import { MEDIA_MIME_TYPES } from '../domain/media.ts';
  * - a `<Name>XmlSchema` export is the XML form of record `<Name>` (KeywordReservationXml);
  * - form bodies name array fields with `[]` (`MediaIds[]=4&MediaIds[]=7`), encoded exploded;
  * - every GET path has a HEAD operation; every operation can answer 414; `produces: 'bytes'`
- *   answers the stored media's own image type, with `Range` (206, 416).
+ *   answers the stored media's own image type, with `Range` (206, 416); `produces: 'csv'` a
+ *   `text/csv` file with `Content-Disposition` (sms/export).
  */
 
 type Json = Record<string, unknown>;
@@ -244,6 +245,9 @@ const HEADERS: Record<string, Json> = {
     pattern: '^bytes (\\d+-\\d+|\\*)/\\d+$',
   }),
   'Content-Length': header('The length of the bytes sent (of the range, on a 206).'),
+  'Content-Disposition': header('`attachment; filename="messages.csv"`: a browser saves the file under that name.', {
+    type: 'string',
+  }),
 };
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const REQUEST_ID = { 'X-Request-Id': headerRef('X-Request-Id') };
@@ -390,11 +394,11 @@ function errorStatuses(op: Operation): string[] {
 
 /**
  * `credits/balance` sends the pagination headers of a one-item list (docs/API.md §5); `sms/stats`
- * is a list that is not paginated (docs/API.md §10.9).
+ * and `errors/index` are lists that are not paginated (docs/API.md §10.9).
  */
 function paginated(op: Operation, response: Json | undefined): boolean {
   if (op.id === 'credits.balance') return true;
-  if (op.id === 'sms.stats') return false;
+  if (op.id === 'sms.stats' || op.id === 'errors.index') return false;
   return op.methods.includes('GET') && response?.type === 'array';
 }
 
@@ -415,6 +419,21 @@ function bytesResponses(headers: Json): Record<string, Json> {
   };
 }
 
+/**
+ * The file of a `produces: 'csv'` operation (sms/export, docs/API.md §10.9): RFC 4180 CSV in UTF-8,
+ * a header row then one row per record, whatever the Accept (only errors are negotiated).
+ */
+function csvResponses(headers: Json): Record<string, Json> {
+  return {
+    '200': {
+      description:
+        "OK: a CSV file (RFC 4180, UTF-8, CRLF line ends): a header row of the record's field names, then one row per record. Not paginated: streamed whole.",
+      headers: { ...headers, 'Content-Disposition': headerRef('Content-Disposition') },
+      content: { 'text/csv': { schema: { type: 'string', contentMediaType: 'text/csv' } } },
+    },
+  };
+}
+
 function successResponses(op: Operation, byText: Map<string, string>, schemas: Record<string, Json>): Record<string, Json> {
   const schema = op.schema.response ? named(plain(op.schema.response), byText) : undefined;
   const headers: Json = { ...REQUEST_ID, ...RATE_HEADERS, ...VARY };
@@ -423,6 +442,7 @@ function successResponses(op: Operation, byText: Map<string, string>, schemas: R
   if (op.success === 204) return { '204': { description: 'No Content: done, with an empty body.', headers } };
   if (op.success === 201 && op.location) headers.Location = headerRef('Location');
   if (op.produces === 'bytes') return bytesResponses(headers);
+  if (op.produces === 'csv') return csvResponses(headers);
   const description = op.success === 201 ? 'Created' : 'OK';
   const body = schema ?? {};
   return {

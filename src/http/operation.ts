@@ -114,8 +114,13 @@ export interface Operation {
   readonly summary: string;
   /** Its body: kind, and its own size limit in bytes (default: MSGSVC_BODY_LIMIT). */
   readonly body: { readonly kind: BodyKind; readonly limitBytes?: (config: Config) => number };
-  /** `record`: a record or list rendered in the negotiated JSON/XML; `bytes`: its own Content-Type, errors still negotiated. */
-  readonly produces: 'record' | 'bytes';
+  /**
+   * What a success carries: `record`, a record or list rendered in the negotiated JSON/XML;
+   * `bytes`, a stored media's bytes with its own image Content-Type and `Range` (media/download);
+   * `csv`, a CSV file (`text/csv`, sms/export). For `bytes` and `csv` only the errors are
+   * negotiated: an Accept of neither JSON nor XML is not refused (errors then in JSON).
+   */
+  readonly produces: 'record' | 'bytes' | 'csv';
   /** Success status: 200, 201 (with `Location` when `location` is set) or 204 (empty body). */
   readonly success: 200 | 201 | 204;
   /**

@@ -125,7 +125,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
         Account: { Id: p.accountId, Name: (await accountName(deps.store, p.accountId)) ?? '' },
         Scopes: p.scopes,
         CsrfToken: p.csrf,
-        // Every date of every record is written in this zone (MSGSVC_TIME_ZONE): the console names it once, in its header.
+        // Every date of every record is written in this zone (MSGSVC_TIMEZONE): the console names it once, in its header.
         TimeZone: deps.config.timeZone,
       };
     });

@@ -225,7 +225,7 @@ export interface ScheduledMessagesTable {
   due_at: number | null;
   /** The scheduler claim that holds it. */
   lease_token: string | null;
-  /** Why it is Action Required (NUMBER_INACTIVE, OPTED_OUT, NO_CREDITS), '' otherwise. */
+  /** Why it is Action Required (NUMBER_INACTIVE, OPTED_OUT, NO_MEDIA, NO_CREDITS), '' otherwise. */
   check_reason: Generated<string>;
   // Migration 015 (API.md §10.6 RRule, ShortenLinks; src/domain/recurrence.ts).
   /** The `RRule` as sent; '' when it does not recur. */

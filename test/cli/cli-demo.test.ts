@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { buildTestApp, withToken } from '../helpers/app.ts';
 import { runCli, tempDir } from '../helpers/cli.ts';
 import type { DemoAccount } from '../../src/domain/demo.ts';
+import { createManualClock } from '../../src/lib/time.ts';
+import { testScheduler } from '../helpers/scheduled.ts';
 
 const DATE_TIME = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/;
 const SCHEDULE_DATE_TIME = /^\d{4}:\d\d:\d\d \d\d:\d\d:\d\d$/;
@@ -110,15 +112,14 @@ describe('msgsvc demo', { concurrency: true }, () => {
       assert.ok(contact.CustomFieldIds.includes(e.CustomFieldId), 'contact.CustomFieldIds lists the fields it has filled');
     }
 
-    // Scheduled messages: SMS and MMS, each in all three statuses.
-    for (const type of [1, 2]) {
-      for (const status of [1, 2, 3]) {
-        assert.ok(
-          demo.scheduledMessages.some((m) => m.Type_Id === type && m.Status_Id === status),
-          `a scheduled message of type ${type} in status ${status}`,
-        );
-      }
-    }
+    // Scheduled messages: SMS and MMS, made as sms/schedule makes them: Pending until the
+    // scheduler's check (below, after the list is compared).
+    for (const type of [1, 2])
+      assert.ok(
+        demo.scheduledMessages.some((m) => m.Type_Id === type),
+        `a scheduled message of type ${type}`,
+      );
+    for (const m of demo.scheduledMessages) assert.deepEqual([m.Status_Id, m.Status_Description], [1, 'Pending']);
     for (const m of demo.scheduledMessages) {
       assert.match(m.DateTime, SCHEDULE_DATE_TIME);
       assert.equal(m.Type_Description, m.Type_Id === 1 ? 'SMS' : 'MMS');
@@ -149,6 +150,22 @@ describe('msgsvc demo', { concurrency: true }, () => {
     }
     const res = await ctx.app.inject({ url: withToken('/v1/sms/single-schedule-messages', demo.token) });
     assert.deepEqual(JSON.parse(res.body), demo.scheduledMessages);
+    // One check (a host's scheduler does it within a second): SMS and MMS, each Approved and Scheduled
+    // and Action Required, none Pending.
+    await testScheduler(ctx, createManualClock()).runOnce();
+    const checked = JSON.parse(
+      (await ctx.app.inject({ url: withToken('/v1/sms/single-schedule-messages', demo.token) })).body,
+    ) as DemoAccount['scheduledMessages'];
+    assert.equal(checked.length, demo.scheduledMessages.length);
+    for (const type of [1, 2]) {
+      for (const status of [2, 3]) {
+        assert.ok(
+          checked.some((m) => m.Type_Id === type && m.Status_Id === status),
+          `a scheduled message of type ${type} in status ${status} after the check`,
+        );
+      }
+    }
+    assert.ok(!checked.some((m) => m.Status_Id === 1), 'none Pending after the check');
   });
 
   test('demo without --json prints the token and the curl lines (the 8 published operations, a send, a schedule, a sandbox STOP) for the given base URL', async (t) => {

@@ -15,12 +15,24 @@ import { createManualClock, systemClock, type ManualClock } from '../../src/lib/
 import { createScheduler } from '../../src/dispatch/index.ts';
 import { changeCredits } from '../../src/store/repositories/accounts.ts';
 import { claimDueScheduled, insertScheduled, markChecked } from '../../src/store/repositories/scheduled.ts';
+import { insertScheduledMessage } from '../../src/store/repositories/messages.ts';
 import { openStore } from '../../src/store/db.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { runCli } from '../helpers/cli.ts';
 import { call, messagesFromDb } from '../helpers/operations.ts';
 import { balanceOf, countMessages, messageFromDb, setBalance, setNumberStatus, setOptedOut, testDispatcher } from '../helpers/sms.ts';
-import { CANCEL, dateTimeForms, LIST, UPDATE, VIEW, schedule, scheduledFromDb, stateOf, testScheduler } from '../helpers/scheduled.ts';
+import {
+  CANCEL,
+  cancelDemoScheduled,
+  dateTimeForms,
+  LIST,
+  UPDATE,
+  VIEW,
+  schedule,
+  scheduledFromDb,
+  stateOf,
+  testScheduler,
+} from '../helpers/scheduled.ts';
 import { storeTest } from '../helpers/stores.ts';
 
 const RECIPIENT = '+15551234567';
@@ -29,6 +41,9 @@ async function setup(t: { after(fn: () => unknown): void }) {
   const clock = createManualClock();
   const ctx = await buildTestApp(t, {}, { clock });
   const demo = await ctx.seed();
+  // The demo's own scheduled messages are checked like any (test/dispatch/store-demo-scheduled.test.ts):
+  // cancelled here, so that every round below holds this test's messages only.
+  await cancelDemoScheduled(ctx, demo);
   const scheduler = testScheduler(ctx, clock);
   return { ctx, demo, clock, scheduler };
 }
@@ -63,7 +78,7 @@ storeTest(
     const one = await scheduleAt(ctx, demo, clock, 3600);
     const two = await scheduleAt(ctx, demo, clock, 3600, { Message: 'b'.repeat(200) }); // 2 segments
     const ucs = await scheduleAt(ctx, demo, clock, 3600, { Message: '😀'.repeat(40) }); // 80 UCS-2 units: 2 segments
-    // An MMS (templates come with API.md §10.7: written through the repository, as API.md §10.7's schedule will).
+    // An MMS (written through the repository), naming one of the demo's templates: it holds a medium.
     const mms = (
       await insertScheduled(
         ctx.store.db,
@@ -73,7 +88,7 @@ storeTest(
           message: 'pic',
           scheduledAt: clock.nowSeconds() + 3600,
           typeId: 2,
-          mmsTemplateId: 5,
+          mmsTemplateId: Number(demo.scheduledMessages.find((m) => m.Type_Id === 2)!.MmsTemplateId),
           subject: 'S',
           number: '55155',
         },
@@ -407,6 +422,7 @@ storeTest('two schedulers share the work: every message checked once and sent on
   const { ctx, demo, clock } = await setup(t);
   const twin = await buildTestApp(t, {}, { dir: ctx.dir, clock });
   const other = await ctx.seed('Other');
+  await cancelDemoScheduled(ctx, other);
   // PostgreSQL: a second pool. SQLite: the same connection: two SQLite connections in ONE process
   // cannot share the file's write lock (the busy wait blocks the only thread, so the holder never
   // finishes), as in test/dispatch/scale-dispatcher.test.ts.
@@ -521,13 +537,48 @@ storeTest(
   },
 );
 
-storeTest(`rows the service never managed (the demo's) are shown as they are and never checked or sent`, async (t) => {
+storeTest(`rows the service never managed (msgsvc generate's, older data) are shown as they are and never checked or sent`, async (t) => {
   const { ctx, demo, clock, scheduler } = await setup(t);
+  // Written straight into the table, as `msgsvc generate` writes them: no reservation (NULL), never due.
+  for (const statusId of [1, 2, 3]) {
+    await insertScheduledMessage(
+      ctx.store.db,
+      demo.account.id,
+      {
+        mobilePhone: '15551234567',
+        message: `never managed ${statusId}`,
+        scheduledAt: clock.nowSeconds() + statusId * 3600,
+        statusId,
+        typeId: 1,
+        mmsTemplateId: null,
+        subject: '',
+      },
+      clock.nowSeconds(),
+    );
+  }
+  const listed = JSON.parse((await call(ctx.app, { path: LIST, token: demo.token })).body) as { Id: number; Status_Id: number }[];
+  assert.deepEqual(
+    listed.map((m) => m.Status_Id),
+    [1, 2, 3],
+  );
   await changeCredits(ctx.store.db, demo.account.id, 100, 'add', clock.nowSeconds());
   clock.advance(10 * 86_400_000);
   assert.equal((await scheduler.drain()).claimed, 0);
-  assert.deepEqual(JSON.parse((await call(ctx.app, { path: LIST, token: demo.token })).body), demo.scheduledMessages);
+  assert.deepEqual(JSON.parse((await call(ctx.app, { path: LIST, token: demo.token })).body), listed);
   assert.equal(await countMessages(ctx, demo.account.id), 0);
+  // An update makes one managed: Pending, nothing reserved, then checked like any.
+  const [first] = listed;
+  const res = await call(ctx.app, {
+    method: 'PATCH',
+    path: UPDATE,
+    token: demo.token,
+    query: `id=${first!.Id}`,
+    body: { DateTime: dateTimeForms(clock.nowSeconds() + 3600).colons },
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  assert.equal(await statusOf(ctx, first!.Id), '1 reserved 0');
+  assert.equal((await scheduler.drain()).approved, 1);
+  assert.equal(await statusOf(ctx, first!.Id), '3 reserved 1');
 });
 
 storeTest('the real loop (serve and worker run it): a new message is checked within a second and sent at its time', async (t) => {

@@ -67,7 +67,8 @@ export async function buildTestApp(
     config,
     dir,
     dbPath,
-    seed: (name) => createDemoAccount(store, mappers, config.defaultRegion, name),
+    // On the app's clock: the demo's scheduled messages are due for their check at its now.
+    seed: (name) => createDemoAccount(store, mappers, config.defaultRegion, name, options.clock ? { clock: options.clock } : {}),
     async close() {
       if (closed) return;
       closed = true;

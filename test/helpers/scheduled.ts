@@ -98,3 +98,16 @@ export async function schedule(ctx: TestApp, token: string, body: Record<string,
   assert.equal(res.statusCode, 201, `${JSON.stringify(body)}: ${res.body}`);
   return (JSON.parse(res.body) as { Id: number }).Id;
 }
+
+/**
+ * Cancels every scheduled message of the demo account through `cancel-scheduled` (the API's own
+ * path), so that a scheduler's rounds hold only the test's own messages: the demo's are made as
+ * sms/schedule makes them, due for their check at once (src/domain/demo.ts). Nothing was reserved
+ * yet (they are Pending until a check), so the balance stays as the demo left it.
+ */
+export async function cancelDemoScheduled(ctx: TestApp, demo: { token: string; scheduledMessages: readonly { Id: number }[] }) {
+  for (const m of demo.scheduledMessages) {
+    const res = await call(ctx.app, { method: 'DELETE', path: CANCEL, token: demo.token, query: `id=${m.Id}` });
+    assert.equal(res.statusCode, 204, res.body);
+  }
+}

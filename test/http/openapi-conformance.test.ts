@@ -484,6 +484,18 @@ async function replayAll(s: Session): Promise<void> {
   );
   await s.run({ method: 'GET', url: '/v1/sms/stats?interval=week', status: 422 });
   await s.run({ method: 'GET', url: '/v1/sms/stats?from=yesterday', headers: XML, status: 422 });
+  // API.md §10.9: the log as CSV (a success is text/csv whatever the Accept; errors negotiated), and the ErrorCode list.
+  await s.run({ method: 'GET', url: '/v1/sms/export', status: 200 });
+  await s.run({
+    method: 'GET',
+    url: `/v1/sms/export?Direction=Outbound&from=${encodeURIComponent('2020-01-01 00:00:00')}`,
+    headers: XML,
+    status: 200,
+  });
+  await s.run({ method: 'HEAD', url: '/v1/sms/export?Status_Id=3', status: 200 });
+  await s.run({ method: 'GET', url: '/v1/sms/export?Status_Id=99', status: 422 });
+  await s.run({ method: 'GET', url: '/v1/sms/export?from=yesterday', headers: XML, status: 422 });
+  await read(s, '/v1/errors/index', 'x=1', 'Code,Final');
   // API.md §14.3, §14.4: preview, tracked links, conversations, mark-read.
   await s.run({
     method: 'POST',

@@ -75,14 +75,18 @@ const CONTROLLER_TABLES: Readonly<Record<string, readonly string[]>> = {
   sandbox: ['messages', 'contacts', 'group_members', 'groups', 'credit_balances', 'webhook_deliveries', 'conversations', 'contact_consent'],
   // API.md §12.4: webhooks CRUD; redeliver requeues a delivery.
   webhooks: ['webhooks', 'webhook_deliveries'],
-  // API.md §10.7: uploads and deletes (a delete also leaves the templates); templates CRUD.
-  media: ['media', 'media_chunks', 'mms_template_media'],
-  'mms-templates': ['mms_templates', 'mms_template_media'],
+  // API.md §10.7: uploads and deletes (a delete also leaves the templates); templates CRUD. A
+  // template that loses its last medium (or is deleted) sends the scheduled MMS naming it back to
+  // Pending, releasing what they had reserved.
+  media: ['media', 'media_chunks', 'mms_template_media', 'scheduled_messages', 'credit_balances'],
+  'mms-templates': ['mms_templates', 'mms_template_media', 'scheduled_messages', 'credit_balances'],
   // API.md §15.2: keys CRUD and roll; a deleted key's console sessions end with it.
   keys: ['api_tokens', 'sessions'],
   // API.md §15.3: people CRUD and reset; a removed or reset person's sessions end.
   users: ['users', 'sessions'],
   audit: [],
+  // API.md §10.9: errors/index, a read.
+  errors: [],
 };
 /** Every operation of the registry (src/http/routes), GET ones with their HEAD. */
 const OPS: readonly Op[] = Object.entries(CONTROLLERS).flatMap(([controller, ops]) =>
@@ -98,12 +102,15 @@ const OPS: readonly Op[] = Object.entries(CONTROLLERS).flatMap(([controller, ops
     };
   }),
 );
-/** Paths of the operations that produce bytes, not records (API.md §10.7 media/download). */
-const BYTES_PATHS = new Set(
+/**
+ * The Content-Type of a success of the operations that produce no record, by path: a stored
+ * media's image type (API.md §10.7 media/download), a CSV file (API.md §10.9 sms/export).
+ */
+const OWN_TYPE_PATHS = new Map(
   Object.values(CONTROLLERS)
     .flat()
-    .filter((op) => op.produces === 'bytes')
-    .map((op) => op.path),
+    .filter((op) => op.produces !== 'record')
+    .map((op) => [op.path, op.produces === 'csv' ? /^text\/csv; charset=UTF-8$/ : /^image\//]),
 );
 /** Methods light-my-request accepts (Node's list); the raw-socket property sends made-up ones. */
 const METHODS = [
@@ -645,10 +652,11 @@ function makeChecker(w: World) {
     check(o: Outcome, normalisedPath: string): void {
       statuses.set(o.status, (statuses.get(o.status) ?? 0) + 1);
       const context = `${o.method} ${o.url.slice(0, 300)}`;
-      // An operation that produces bytes (media/download, API.md §10.7) answers its success in
-      // its own image Content-Type; its errors are negotiated like any other.
-      if (BYTES_PATHS.has(normalisedPath) && o.status >= 200 && o.status < 300 && o.method !== 'HEAD')
-        assert.match(o.contentType ?? '', /^image\//, `bytes: ${context}`);
+      // An operation that produces no record (media/download, API.md §10.7; sms/export, §10.9)
+      // answers its success in its own Content-Type; its errors are negotiated like any other.
+      const ownType = OWN_TYPE_PATHS.get(normalisedPath);
+      if (ownType && o.status >= 200 && o.status < 300 && o.method !== 'HEAD')
+        assert.match(o.contentType ?? '', ownType, `bytes: ${context}`);
       else assertWireResponse({ status: o.status, contentType: o.contentType, body: o.body, method: o.method }, context);
       const now = w.probe.version();
       if (now === version) return;

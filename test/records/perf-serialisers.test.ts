@@ -12,6 +12,8 @@ import fc from 'fast-check';
 import Fastify from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
 import { recordMappers } from '../../src/records/index.ts';
+import { errorCodeRecord } from '../../src/records/error-codes.ts';
+import { ERROR_CODES } from '../../src/domain/error-codes.ts';
 import type { ContactRow } from '../../src/records/contacts.ts';
 import type { CustomFieldRow, EntryRow } from '../../src/records/custom-fields.ts';
 import type { GroupRow } from '../../src/records/groups.ts';
@@ -370,6 +372,13 @@ const BODIES: Record<string, fc.Arbitrary<unknown>> = {
   '/v1/users/reset': fc.tuple(userRow, text).map(([r, url]) => ({ ...toUser(r), InviteUrl: url })),
   // API.md §15.5: the audit log.
   '/v1/audit/index': fc.array(auditRow, { maxLength: 5 }).map((rows) => rows.map(toAudit)),
+  // API.md §10.9.2: the ErrorCode list (the real one, and arbitrary texts).
+  '/v1/errors/index': fc.oneof(
+    fc.constant(ERROR_CODES.map(errorCodeRecord)),
+    fc
+      .array(fc.record({ code: text, meaning: text, final: fc.constantFrom(0 as const, 1 as const) }), { maxLength: 5 })
+      .map((rows) => rows.map(errorCodeRecord)),
+  ),
 };
 
 /** Operations that answer 201 Created (API.md §1.4 `create`, and API.md's keyword/reserve). */

@@ -68,6 +68,9 @@ export const RECORDS: Readonly<Record<string, Shape>> = {
     "frfield": "int",
     "frcontact": "int"
   },
+  "ErrorCode": {
+    "Final": "int"
+  },
   "GroupMembersBody": {
     "PhoneNumberIds": [
       "int"
@@ -348,5 +351,8 @@ export const RESPONSES: Readonly<Record<string, Shape>> = {
   "POST /v1/users/reset 200": "#InvitedUser",
   "GET /v1/audit/index 200": [
     "#AuditEntry"
+  ],
+  "GET /v1/errors/index 200": [
+    "#ErrorCode"
   ]
 };

@@ -225,6 +225,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sms/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download the message log as CSV */
+        get: operations["sms.export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Download the message log as CSV
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["sms.export.head"];
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sms/conversations": {
         parameters: {
             query?: never;
@@ -1504,6 +1525,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/errors/index": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List every ErrorCode a message can show, with its meaning */
+        get: operations["errors.index"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * List every ErrorCode a message can show, with its meaning
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["errors.index.head"];
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -1671,6 +1713,12 @@ export interface components {
             /** @description contact id */
             frcontact: number | string;
             fvalue: string;
+        };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
+        ErrorCode: {
+            Code?: string;
+            Meaning?: string;
+            Final?: number;
         };
         GroupMembersBody: {
             /** @description 1 to 1,000 of the account's contact ids */
@@ -2267,6 +2315,8 @@ export interface components {
         "Content-Range": string;
         /** @description The length of the bytes sent (of the range, on a 206). */
         "Content-Length": number;
+        /** @description `attachment; filename="messages.csv"`: a browser saves the file under that name. */
+        "Content-Disposition": string;
     };
     pathItems: never;
 }
@@ -3921,6 +3971,194 @@ export interface operations {
             };
         };
     };
+    "sms.export": {
+        parameters: {
+            query?: {
+                /** @description Outbound or Inbound */
+                Direction?: string;
+                /** @description 1 Queued … 7 Received */
+                Status_Id?: string;
+                /** @description the other party, any common format */
+                MobilePhone?: string;
+                /** @description messages of one send-group batch */
+                BatchId?: string;
+                /** @description YYYY-MM-DD HH:MM:SS in the service time zone: messages created at or after it */
+                from?: string;
+                /** @description YYYY-MM-DD HH:MM:SS in the service time zone: messages created at or before it */
+                to?: string;
+                /** @description Response format; overrides Accept (API.md §2). */
+                _format?: components["parameters"]["format"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: a CSV file (RFC 4180, UTF-8, CRLF line ends): a header row of the record's field names, then one row per record. Not paginated: streamed whole. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "sms.export.head": {
+        parameters: {
+            query?: {
+                /** @description Outbound or Inbound */
+                Direction?: string;
+                /** @description 1 Queued … 7 Received */
+                Status_Id?: string;
+                /** @description the other party, any common format */
+                MobilePhone?: string;
+                /** @description messages of one send-group batch */
+                BatchId?: string;
+                /** @description YYYY-MM-DD HH:MM:SS in the service time zone: messages created at or after it */
+                from?: string;
+                /** @description YYYY-MM-DD HH:MM:SS in the service time zone: messages created at or before it */
+                to?: string;
+                /** @description Response format; overrides Accept (API.md §2). */
+                _format?: components["parameters"]["format"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: a CSV file (RFC 4180, UTF-8, CRLF line ends): a header row of the record's field names, then one row per record. Not paginated: streamed whole. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: `You are not allowed to perform this action.` The credential lacks the operation's scope (`x-scope`), or a request with the session cookie that is not GET or HEAD lacks the right `X-CSRF-Token` (docs/API.md §15). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Data Validation Failed: the first error of each field. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     "sms.conversations": {
         parameters: {
             query?: {
@@ -4510,6 +4748,8 @@ export interface operations {
                 GroupId?: string;
                 /** @description 0 or 1 */
                 OptedOut?: string;
+                /** @description msgsvc addition: only the contacts whose FirstName, LastName or Email contains the text (case-insensitive for ASCII letters), or whose Number contains its digits when it has at least 3; trimmed, empty is no filter, at most 255 characters */
+                Search?: string;
                 /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
@@ -4563,6 +4803,8 @@ export interface operations {
                 GroupId?: string;
                 /** @description 0 or 1 */
                 OptedOut?: string;
+                /** @description msgsvc addition: only the contacts whose FirstName, LastName or Email contains the text (case-insensitive for ASCII letters), or whose Number contains its digits when it has at least 3; trimmed, empty is no filter, at most 255 characters */
+                Search?: string;
                 /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
@@ -5512,6 +5754,8 @@ export interface operations {
                 page?: string;
                 /** @description page size, clamped to 1..100 (default 100) */
                 "per-page"?: string;
+                /** @description msgsvc addition: only the groups whose fname contains the text (case-insensitive for ASCII letters); trimmed, empty is no filter, at most 255 characters */
+                Search?: string;
                 /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
@@ -5549,6 +5793,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             414: components["responses"]["URITooLong"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -5560,6 +5805,8 @@ export interface operations {
                 page?: string;
                 /** @description page size, clamped to 1..100 (default 100) */
                 "per-page"?: string;
+                /** @description msgsvc addition: only the groups whose fname contains the text (case-insensitive for ASCII letters); trimmed, empty is no filter, at most 255 characters */
+                Search?: string;
                 /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
@@ -5645,6 +5892,19 @@ export interface operations {
             414: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Data Validation Failed: the first error of each field. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8816,6 +9076,8 @@ export interface operations {
                 page?: string;
                 /** @description page size, clamped to 1..100 (default 100) */
                 "per-page"?: string;
+                /** @description msgsvc addition: only the templates whose Name contains the text (case-insensitive for ASCII letters); trimmed, empty is no filter, at most 255 characters */
+                Search?: string;
                 /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
@@ -8853,6 +9115,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             414: components["responses"]["URITooLong"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -8864,6 +9127,8 @@ export interface operations {
                 page?: string;
                 /** @description page size, clamped to 1..100 (default 100) */
                 "per-page"?: string;
+                /** @description msgsvc addition: only the templates whose Name contains the text (case-insensitive for ASCII letters); trimmed, empty is no filter, at most 255 characters */
+                Search?: string;
                 /** @description Response format; overrides Accept (API.md §2). */
                 _format?: components["parameters"]["format"];
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
@@ -8949,6 +9214,19 @@ export interface operations {
             414: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Data Validation Failed: the first error of each field. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11523,6 +11801,159 @@ export interface operations {
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "errors.index": {
+        parameters: {
+            query?: {
+                /** @description Response format; overrides Accept (API.md §2). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorCode"][];
+                    "application/xml": components["schemas"]["ErrorCode"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "errors.index.head": {
+        parameters: {
+            query?: {
+                /** @description Response format; overrides Accept (API.md §2). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: `You are not allowed to perform this action.` The credential lacks the operation's scope (`x-scope`), or a request with the session cookie that is not GET or HEAD lacks the right `X-CSRF-Token` (docs/API.md §15). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;

@@ -98,8 +98,9 @@ export function negotiate(request: FastifyRequest, reply: FastifyReply): void {
 
 /**
  * `negotiate` as a callback hook: the same step without a promise per request. An operation that
- * produces bytes (its own Content-Type, e.g. a media download) is not refused for its Accept
- * header; its errors are rendered in the negotiated format, or JSON when none matches.
+ * produces no record (bytes of its own Content-Type: a media download, a CSV export) is not
+ * refused for its Accept header; its errors are rendered in the negotiated format, or JSON when
+ * none matches.
  */
 export function negotiateHook(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
   try {
@@ -107,7 +108,8 @@ export function negotiateHook(request: FastifyRequest, reply: FastifyReply, done
     try {
       request.format = negotiateFormat(request.queryParams.get('_format'), request.headers.accept);
     } catch (err) {
-      if (request.routeOptions.config.operation?.produces !== 'bytes') throw err;
+      const produces = request.routeOptions.config.operation?.produces;
+      if (produces === undefined || produces === 'record') throw err;
       request.format = 'json';
     }
     useFormat(reply, request.format);

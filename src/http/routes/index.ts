@@ -16,6 +16,7 @@ import { webhooks } from './webhooks/index.ts';
 import { keys } from './keys/index.ts';
 import { users } from './users/index.ts';
 import { audit } from './audit/index.ts';
+import { errors } from './errors/index.ts';
 
 /**
  * `/v1/carriers/{name}/…` (docs/API.md §14.1): the routes carriers call back (receipts, inbound
@@ -48,6 +49,7 @@ export const CONTROLLERS: Readonly<Record<string, readonly Operation[]>> = {
   keys,
   users,
   audit,
+  errors,
 };
 
 /** Every operation of the API. */

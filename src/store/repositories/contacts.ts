@@ -1,6 +1,7 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { createAnchors } from '../anchors.ts';
 import { boundCount, isPostgres, jsonIds, ownerTerm, prepareQuery, sqliteDirect, sqliteText } from '../prepared.ts';
+import { containsPattern, containsText, digitsPattern } from '../search.ts';
 import { CONTACT_COLUMNS as COLUMNS, NO_BIRTHDAY, type ContactFields, type ContactRow } from '../../records/contacts.ts';
 import type { Database, Row } from '../tables.ts';
 import type { Db } from '../types.ts';
@@ -106,6 +107,12 @@ export async function contactExists(db: Db, accountId: number, id: number): Prom
 export interface ContactFilter {
   groupId?: number;
   optedOut?: number;
+  /**
+   * msgsvc's `Search` (docs/API.md §10.2), trimmed and not empty: FirstName, LastName or Email
+   * contains it (ASCII case folded, src/store/search.ts), or Number contains its digits when it
+   * has at least three.
+   */
+  search?: string;
 }
 
 // Counts: each reads one covering index range, never the table.
@@ -220,14 +227,66 @@ const fieldIdsOf = prepareQuery((db, accountId: number, idsJson: string) =>
     .orderBy('custom_field_id'),
 );
 
+// Search (msgsvc's `Search`): one statement whatever the other filters, which arrive as values
+// (null: no such filter), so it is prepared once. It reads the account's (account_id, id) range and
+// tests each row: no index serves "contains". `GroupId` is a probe of the (group_id, contact_id)
+// primary key per row.
+function searchWhere(
+  db: Kysely<Database>,
+  groupId: number | null,
+  optedOut: number | null,
+  pattern: string,
+  digits: string | null,
+): RawBuilder<SqlBool> {
+  return sql<SqlBool>`(cast(${optedOut} as integer) is null or ${sql.ref('contacts.opted_out')} = ${optedOut})
+    and (cast(${groupId} as integer) is null or exists (select 1 from ${sql.table('group_members')} m where m.group_id = ${groupId} and m.contact_id = ${sql.ref('contacts.id')}))
+    and (${containsText(db, 'contacts.first_name', pattern)} or ${containsText(db, 'contacts.last_name', pattern)}
+      or ${containsText(db, 'contacts.email', pattern)} or ${sql.ref('contacts.number')} like ${digits})`;
+}
+const countSearch = prepareQuery(
+  (db, accountId: number, groupId: number | null, optedOut: number | null, pattern: string, digits: string | null) =>
+    db
+      .selectFrom('contacts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .where(searchWhere(db, groupId, optedOut, pattern, digits)),
+);
+const pageSearch = prepareQuery(
+  (
+    db,
+    accountId: number,
+    groupId: number | null,
+    optedOut: number | null,
+    pattern: string,
+    digits: string | null,
+    limit: number,
+    offset: number,
+  ) =>
+    db
+      .selectFrom('contacts')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where(searchWhere(db, groupId, optedOut, pattern, digits))
+      .orderBy('id')
+      .limit(boundCount(limit))
+      .offset(boundCount(offset)),
+);
+
+/** The search statements' filter values: the other filters or null, and the two LIKE patterns. */
+function searchArgs(filter: ContactFilter & { search: string }) {
+  return [filter.groupId ?? null, filter.optedOut ?? null, containsPattern(filter.search), digitsPattern(filter.search)] as const;
+}
+
 /**
  * How many of the account's contacts match the filter. Without a filter: one row of `list_totals`
  * (migration 008). With one: a covering index range of the matching rows (tens of milliseconds
- * per million on SQLite).
+ * per million on SQLite). With `search`: the account's rows, each tested (countSearch).
  */
 export async function countContacts(db: Db, accountId: number, filter: ContactFilter): Promise<number> {
   let row: { n: number } | undefined;
-  if (filter.groupId !== undefined) {
+  if (filter.search !== undefined) {
+    row = await countSearch.first(db, accountId, ...searchArgs({ ...filter, search: filter.search }));
+  } else if (filter.groupId !== undefined) {
     row =
       filter.optedOut !== undefined
         ? await countGroupOpted.first(db, accountId, filter.groupId, filter.optedOut)
@@ -245,10 +304,12 @@ async function pageAllIds(db: Db, accountId: number, limit: number, offset: numb
     : await pageAll.column(db, accountId, limit, offset);
 }
 
-/** The ids of one page of the account's contacts matching the filter, ascending (a covering index range). */
+/** The ids of one page of the account's contacts matching the filter, ascending (a covering index range; with `search`, pageSearch). */
 async function pageIds(db: Db, accountId: number, filter: ContactFilter, limit: number, offset: number): Promise<number[]> {
   let ids: number[];
-  if (filter.groupId !== undefined) {
+  if (filter.search !== undefined) {
+    ids = await pageSearch.column(db, accountId, ...searchArgs({ ...filter, search: filter.search }), limit, offset);
+  } else if (filter.groupId !== undefined) {
     ids =
       filter.optedOut !== undefined
         ? await pageGroupOpted.column(db, accountId, filter.groupId, filter.optedOut, limit, offset)

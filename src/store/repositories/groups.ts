@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { boundCount, jsonIds, prepareQuery } from '../prepared.ts';
+import { containsPattern, containsText } from '../search.ts';
 import { GROUP_COLUMNS, type GroupRow } from '../../records/groups.ts';
 import type { Db } from '../types.ts';
 
@@ -46,9 +47,21 @@ const count = prepareQuery((db, accountId: number) =>
     .where('account_id', '=', accountId),
 );
 
-/** How many groups the account has (X-Pagination-Total-Count of groups/index). */
-export async function countGroups(db: Db, accountId: number): Promise<number> {
-  const row = await count.first(db, accountId);
+// msgsvc's `Search` (docs/API.md §10.3): the name contains the text, ASCII case folded (src/store/search.ts).
+const countSearch = prepareQuery((db, accountId: number, pattern: string) =>
+  db
+    .selectFrom('groups')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where(containsText(db, 'name', pattern)),
+);
+
+/**
+ * How many groups the account has (X-Pagination-Total-Count of groups/index); with `search`
+ * (trimmed, not empty), how many of them have a name containing it.
+ */
+export async function countGroups(db: Db, accountId: number, search?: string): Promise<number> {
+  const row = search === undefined ? await count.first(db, accountId) : await countSearch.first(db, accountId, containsPattern(search));
   return Number(row?.n ?? 0);
 }
 
@@ -62,13 +75,27 @@ const page = prepareQuery((db, accountId: number, limit: number, offset: number)
     .offset(boundCount(offset)),
 );
 
+const pageSearch = prepareQuery((db, accountId: number, pattern: string, limit: number, offset: number) =>
+  db
+    .selectFrom('groups')
+    .select(GROUP_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where(containsText(db, 'name', pattern))
+    .orderBy('id')
+    .limit(boundCount(limit))
+    .offset(boundCount(offset)),
+);
+
 /**
- * One page of the account's groups by id ascending, each with its member contact ids. The members
- * of the whole page come from one query (not one per group), read off the (group_id, contact_id)
- * primary key.
+ * One page of the account's groups by id ascending (with `search`: of those whose name contains
+ * it), each with its member contact ids. The members of the whole page come from one query (not
+ * one per group), read off the (group_id, contact_id) primary key.
  */
-export async function listGroups(db: Db, accountId: number, limit: number, offset: number): Promise<GroupRow[]> {
-  const rows = await page.all(db, accountId, limit, offset);
+export async function listGroups(db: Db, accountId: number, limit: number, offset: number, search?: string): Promise<GroupRow[]> {
+  const rows =
+    search === undefined
+      ? await page.all(db, accountId, limit, offset)
+      : await pageSearch.all(db, accountId, containsPattern(search), limit, offset);
   if (rows.length === 0) return [];
   const members = await db
     .selectFrom('group_members')

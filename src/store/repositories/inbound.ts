@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { boundCount } from '../prepared.ts';
 import type { Row } from '../tables.ts';
 import type { Db } from '../types.ts';
 
@@ -31,13 +32,24 @@ export async function numberHolders(db: Db, digits: string): Promise<NumberHolde
 /** A keyword reservation as an inbound text needs it. */
 export type ReservedKeyword = Pick<Row<'keyword_reservations'>, 'id' | 'account_id' | 'autoreply_message'>;
 
-/** The reservation of the case-folded keyword `keywordKey` on the number `digits`, in whichever account holds it (at most one, API.md §10.5). */
-export async function reservedKeyword(db: Db, digits: string, keywordKey: string): Promise<ReservedKeyword | undefined> {
+/**
+ * The keyword reserved on the number `digits` (in whichever account holds it: a key is unique on a
+ * number across all accounts, API.md §10.5) that the text begins with, the longest when several do
+ * (API.md §11.5 rule 4), in ONE query: a reservation's key `k` begins the text's key `textKey`
+ * (src/domain/text.ts `keywordKey`: its words joined by one space) when `textKey` is `k`, or starts
+ * with `k` and a space, i.e. when the first length(k) + 1 characters of `textKey || ' '` are
+ * `k || ' '`. `substr` and `length` count characters on both stores. It reads the number's
+ * reservations through the unique index on (number, keyword_key); a number holds few.
+ */
+export async function reservedKeywordAtStart(db: Db, digits: string, textKey: string): Promise<ReservedKeyword | undefined> {
+  const spaced = `${textKey} `;
   const row = await db
     .selectFrom('keyword_reservations')
     .select(['id', 'account_id', 'autoreply_message'])
     .where('number', '=', digits)
-    .where('keyword_key', '=', keywordKey)
+    .where(sql<string>`substr(cast(${spaced} as text), 1, length(keyword_key) + 1)`, '=', sql<string>`keyword_key || ' '`)
+    .orderBy(sql`length(keyword_key)`, 'desc')
+    .limit(boundCount(1))
     .executeTakeFirst();
   return row && { id: Number(row.id), account_id: Number(row.account_id), autoreply_message: row.autoreply_message };
 }

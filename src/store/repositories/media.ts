@@ -1,4 +1,5 @@
 import { boundCount } from '../prepared.ts';
+import { containsPattern, containsText } from '../search.ts';
 import { MEDIA_COLUMNS, MMS_TEMPLATE_COLUMNS as TEMPLATE_COLUMNS, type MediaRow, type MmsTemplateRow } from '../../records/media.ts';
 import type { Db } from '../types.ts';
 
@@ -148,22 +149,29 @@ export async function templateExists(db: Db, accountId: number, id: number): Pro
   );
 }
 
-/** How many templates the account has. */
-export async function countTemplates(db: Db, accountId: number): Promise<number> {
+/**
+ * How many templates the account has; with `search` (msgsvc's `Search`, docs/API.md §10.7: trimmed,
+ * not empty), how many of them have a Name containing it, ASCII case folded (src/store/search.ts).
+ */
+export async function countTemplates(db: Db, accountId: number, search?: string): Promise<number> {
+  const pattern = search === undefined ? undefined : containsPattern(search);
   const row = await db
     .selectFrom('mms_templates')
     .select((eb) => eb.fn.countAll().as('n'))
     .where('account_id', '=', accountId)
+    .$if(pattern !== undefined, (qb) => qb.where(containsText(db, 'name', pattern)))
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
-/** One page of the account's templates by id ascending, with their MediaIds. */
-export async function listTemplates(db: Db, accountId: number, limit: number, offset: number): Promise<MmsTemplateRow[]> {
+/** One page of the account's templates by id ascending (with `search`: as countTemplates), with their MediaIds. */
+export async function listTemplates(db: Db, accountId: number, limit: number, offset: number, search?: string): Promise<MmsTemplateRow[]> {
+  const pattern = search === undefined ? undefined : containsPattern(search);
   const rows = await db
     .selectFrom('mms_templates')
     .select(TEMPLATE_COLUMNS)
     .where('account_id', '=', accountId)
+    .$if(pattern !== undefined, (qb) => qb.where(containsText(db, 'name', pattern)))
     .orderBy('id')
     .limit(boundCount(limit))
     .offset(boundCount(offset))
@@ -217,4 +225,19 @@ export async function deleteTemplate(db: Db, accountId: number, id: number): Pro
   await db.deleteFrom('mms_template_media').where('account_id', '=', accountId).where('template_id', '=', id).execute();
   const r = await db.deleteFrom('mms_templates').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
   return Number(r.numDeletedRows) > 0;
+}
+
+/**
+ * True when the account's template `id` holds at least one medium: an MMS can be sent with it
+ * (API.md §10.7: a template whose media have all been deleted cannot be sent). False for a template
+ * that is not the account's, or no longer exists (its MediaIds go with it).
+ */
+export async function templateHasMedia(db: Db, accountId: number, id: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('mms_template_media')
+    .select('media_id')
+    .where('account_id', '=', accountId)
+    .where('template_id', '=', id)
+    .executeTakeFirst();
+  return row !== undefined;
 }

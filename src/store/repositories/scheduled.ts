@@ -263,6 +263,49 @@ export async function lockCredits(db: Db, accountId: number): Promise<void> {
   await lock.run(db, accountId);
 }
 
+/**
+ * Of the account's managed scheduled MMS that are Pending or Approved and Scheduled, those whose
+ * template holds no medium (all deleted, or the template deleted) are made 1 Pending with nothing
+ * reserved, their check due at `dueAt` (epoch ms), any scheduler claim on them dropped, as an
+ * update does (src/domain/mms-templates.ts recheckScheduledWithoutMedia). The caller holds the
+ * balance row (lockCredits), so no reservation of the account changes between the read and the
+ * write, and releases what they had reserved in the same transaction.
+ * @returns the credits they had reserved.
+ */
+export async function recheckWithoutMedia(db: Db, accountId: number, dueAt: number): Promise<number> {
+  const rows = await db
+    .selectFrom('scheduled_messages')
+    .select(['id', 'reserved_credits'])
+    .where('account_id', '=', accountId)
+    .where('type_id', '=', 2)
+    .where('status_id', 'in', [1, 3])
+    .where('reserved_credits', 'is not', null)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('mms_template_media as tm')
+            .select('tm.media_id')
+            .where('tm.account_id', '=', accountId)
+            .whereRef('tm.template_id', '=', 'scheduled_messages.mms_template_id'),
+        ),
+      ),
+    )
+    .execute();
+  if (rows.length === 0) return 0;
+  await db
+    .updateTable('scheduled_messages')
+    .set({ status_id: 1, reserved_credits: 0, due_at: dueAt, lease_token: null, check_reason: '' })
+    .where('account_id', '=', accountId)
+    .where(
+      'id',
+      'in',
+      rows.map((r) => r.id),
+    )
+    .execute();
+  return rows.reduce((sum, r) => sum + Number(r.reserved_credits ?? 0), 0);
+}
+
 // ------------------------------------------------------------------ the scheduler
 
 const CLAIM_RETURNING = [
@@ -329,14 +372,19 @@ const blocked = prepareQuery((db, idsJson: string) => ({
             when exists (
               select 1 from contacts c where c.account_id = s.account_id and c.number_e164 = '+' || s.mobile_phone and c.opted_out = 1)
             then 'OPTED_OUT'
+            when s.type_id = 2 and not exists (
+              select 1 from mms_template_media tm where tm.account_id = s.account_id and tm.template_id = s.mms_template_id)
+            then 'NO_MEDIA'
           end as reason
         from scheduled_messages s where s.id in ${jsonIds(db, idsJson)}`.compile(db),
 }));
 
 /**
  * Of the given scheduled messages, those that cannot be approved (API.md §10.6): the number
- * is not an Active number of the account (`NUMBER_INACTIVE`), or the recipient is an opted-out
- * contact of the account (`OPTED_OUT`).
+ * is not an Active number of the account (`NUMBER_INACTIVE`), the recipient is an opted-out
+ * contact of the account (`OPTED_OUT`), or it is an MMS whose template holds no medium any more,
+ * or is gone (`NO_MEDIA`, API.md §10.7: a template whose media have all been deleted cannot be
+ * sent). The first that applies, in this order.
  */
 export async function findBlockedScheduled(db: Db, ids: readonly number[]): Promise<Map<number, string>> {
   const out = new Map<number, string>();

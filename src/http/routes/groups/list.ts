@@ -6,7 +6,8 @@ import { defineOperation } from '../../operation.ts';
 
 /**
  * API.md §10.3 `GET /v1/groups/index`: the account's Group records by Id ascending, paginated
- * (API.md §5); the page's PhoneNumberIds come from one query.
+ * (API.md §5), optionally filtered by msgsvc's `Search` on the name (422 on a bad value); the page's
+ * PhoneNumberIds come from one query.
  */
 export const groupsIndex = defineOperation({
   id: 'groups.index',
@@ -15,11 +16,25 @@ export const groupsIndex = defineOperation({
   methods: ['GET'],
   summary: "List the account's groups",
   success: 200,
-  schema: { query: PageQuery, response: Type.Array(GroupRecordSchema) },
+  schema: {
+    query: Type.Composite([
+      PageQuery,
+      Type.Object({
+        Search: Type.Optional(
+          Type.String({
+            description:
+              'msgsvc addition: only the groups whose fname contains the text (case-insensitive for ASCII letters); ' +
+              'trimmed, empty is no filter, at most 255 characters',
+          }),
+        ),
+      }),
+    ]),
+    response: Type.Array(GroupRecordSchema),
+  },
   handler: ({ store, time }) => {
     const toRecord = groupRecord(time);
     return async (ctx) => {
-      const { total, fetch } = await groupsPage(store, ctx.accountId);
+      const { total, fetch } = await groupsPage(store, ctx.accountId, ctx.query('Search'));
       return ctx.paginate(total, fetch, toRecord);
     };
   },

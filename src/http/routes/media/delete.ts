@@ -1,6 +1,7 @@
 import { deleteMediaById } from '../../../domain/media.ts';
 import { IdQuery } from '../../../records/common.ts';
 import { defineOperation } from '../../operation.ts';
+import { systemClock } from '../../../lib/time.ts';
 
 /** API.md §10.7 `DELETE /v1/media/delete?id=`: 204; the media also leaves every template's MediaIds. */
 export const mediaDelete = defineOperation({
@@ -12,8 +13,8 @@ export const mediaDelete = defineOperation({
   success: 204,
   schema: { query: IdQuery },
   handler:
-    ({ store }) =>
+    ({ store, clock }) =>
     async (ctx) => {
-      await deleteMediaById(store, ctx.accountId, ctx.id());
+      await deleteMediaById(store, clock ?? systemClock, ctx.accountId, ctx.id());
     },
 });

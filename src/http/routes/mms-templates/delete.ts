@@ -1,6 +1,7 @@
 import { deleteTemplateById } from '../../../domain/mms-templates.ts';
 import { IdQuery } from '../../../records/common.ts';
 import { defineOperation } from '../../operation.ts';
+import { systemClock } from '../../../lib/time.ts';
 
 /** API.md §10.7 `DELETE /v1/mms-templates/delete?id=`: 204. */
 export const mmsTemplatesDelete = defineOperation({
@@ -12,8 +13,8 @@ export const mmsTemplatesDelete = defineOperation({
   success: 204,
   schema: { query: IdQuery },
   handler:
-    ({ store }) =>
+    ({ store, clock }) =>
     async (ctx) => {
-      await deleteTemplateById(store, ctx.accountId, ctx.id());
+      await deleteTemplateById(store, clock ?? systemClock, ctx.accountId, ctx.id());
     },
 });

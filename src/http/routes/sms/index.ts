@@ -1,5 +1,6 @@
 import { smsCancelScheduled } from './cancel-scheduled.ts';
 import { smsConversations } from './conversations.ts';
+import { smsExport } from './export.ts';
 import { smsIndex } from './list.ts';
 import { smsLinks } from './links.ts';
 import { smsMarkRead } from './mark-read.ts';
@@ -23,6 +24,7 @@ export const sms = [
   smsView,
   smsLinks,
   smsStats,
+  smsExport,
   smsConversations,
   smsMarkRead,
   smsSchedule,
