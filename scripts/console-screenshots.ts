@@ -1,11 +1,12 @@
 /**
- * Regenerates the README's screenshots of the console (docs/images/console-overview.png and
- * docs/images/console-messages.png): `npm run screenshots`. It builds the console into a temporary
+ * Regenerates the screenshots of the console in the README (docs/images/console-overview.png and
+ * docs/images/console-messages.png) and in docs/guides/console.md (compose, a contact, groups,
+ * numbers, webhooks, and compose at 375 px): `npm run screenshots`. It builds the console into a temporary
  * directory, starts a real server on a temporary SQLite database whose first start creates the demo
  * account (a week of message history: src/domain/demo.ts), signs in through "Sign in with a key" with
  * the demo token (the session is then the HttpOnly cookie) in headless Chromium (playwright-core;
  * /usr/bin/chromium or MSGSVC_TEST_CHROMIUM) at 1440×900 and captures the overview and the message
- * log.
+ * log, then the guide's pages by their URL (console/src/route.ts).
  */
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,12 +43,35 @@ try {
     await page.locator('.chart canvas').waitFor();
     await page.waitForTimeout(1000);
     mkdirSync(OUT, { recursive: true });
-    const shots = [join(OUT, 'console-overview.png'), join(OUT, 'console-messages.png')];
-    await page.screenshot({ path: shots[0] });
+    const shots: string[] = [];
+    const shoot = async (name: string) => {
+      await page.waitForTimeout(1000);
+      const path = join(OUT, `console-${name}.png`);
+      await page.screenshot({ path });
+      shots.push(path);
+    };
+    await shoot('overview');
     await page.getByRole('link', { name: 'Messages', exact: true }).click();
     await page.getByRole('heading', { name: 'Messages' }).waitFor();
-    await page.waitForTimeout(1000);
-    await page.screenshot({ path: shots[1] });
+    await shoot('messages');
+    // The guide's pages, each by its place in the URL.
+    const contact = firstStartDemo.contacts[0];
+    const guide: [string, string, string][] = [
+      ['compose', '#/compose', 'Compose'],
+      ['contact', `#/contacts/${contact?.Id ?? ''}`, ''],
+      ['groups', '#/groups', 'Groups'],
+      ['numbers', '#/numbers', 'Numbers'],
+      ['webhooks', '#/webhooks', 'Webhooks'],
+    ];
+    for (const [name, hash, heading] of guide) {
+      await page.goto(`${base}/console/${hash}`);
+      await (heading === '' ? page.locator('main h1') : page.getByRole('heading', { name: heading, level: 1 })).first().waitFor();
+      await shoot(name);
+    }
+    await page.setViewportSize({ width: 375, height: 812 });
+    await page.goto(`${base}/console/#/compose`);
+    await page.getByRole('heading', { name: 'Compose', level: 1 }).waitFor();
+    await shoot('compose-375');
     for (const shot of shots) console.log(`${shot} (${Math.round(statSync(shot).size / 1024)} KB)`);
   } finally {
     await browser.close();

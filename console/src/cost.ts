@@ -34,3 +34,14 @@ export function textCost(text: string, segmentCredits = DEFAULT_SEGMENT_CREDITS)
   const units = encoding === 'UCS-2' ? sent.length : [...sent].reduce((n, c) => n + ('^{}\\[~]|€\f'.includes(c) ? 2 : 1), 0);
   return { encoding, segments, credits: segments * segmentCredits, units, personalised: template.hasFields };
 }
+
+/** The most characters a `Message` may have as written (docs/API.md §10.6: 1 to 1,600). */
+export const MESSAGE_MAX_CHARACTERS = 1600;
+
+/**
+ * The characters of a text as the API counts them against that limit: Unicode code points (an
+ * emoji is one; a lone surrogate is one too), as src/domain/validation.ts's characterLength.
+ */
+export function characterCount(text: string): number {
+  return [...text].length;
+}

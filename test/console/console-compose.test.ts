@@ -1,7 +1,7 @@
 /**
  * The console's compose page in headless Chromium (see ./browser.ts): sending to a group shows the
- * batch's progress until every message is final; scheduling to a contact at a time lands on the
- * scheduled messages. axe-core clean, no horizontal scroll at 375 px, no browser console error.
+ * batch's progress until every message is final; scheduling to a contact at a time shows the
+ * result, which links to the scheduled messages. axe-core clean, no horizontal scroll at 375 px, no browser console error.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -43,6 +43,12 @@ test(
     await page.getByLabel('MMS template').selectOption({ index: 1 });
     await checkPage(page, 'compose-scheduled');
     await page.getByRole('button', { name: 'Schedule' }).click();
+    // The result takes the focus, and links to the scheduled messages.
+    await page
+      .getByTestId('send-result')
+      .getByRole('heading', { name: /^Scheduled for \d{4}-\d{2}-\d{2} 09:30:00$/ })
+      .waitFor();
+    await page.getByRole('link', { name: 'See the scheduled list' }).click();
     await page.waitForURL(/#\/scheduled$/);
     await page.getByRole('heading', { name: /^Scheduled/ }).waitFor();
 

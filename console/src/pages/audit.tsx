@@ -1,26 +1,27 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Api, AuditEntry } from '../api.ts';
+import { useUrlFilters } from '../route.ts';
 import { ErrorLine, Pager, usePagedList } from './list.tsx';
-import { serviceDateTime } from './ui.tsx';
+import { serviceDateTime, When } from './ui.tsx';
 
-interface Filters {
-  Actor: string;
-  Operation: string;
-  from: string;
-  to: string;
-}
-
-const NO_FILTERS: Filters = { Actor: '', Operation: '', from: '', to: '' };
+/** The filters, as the URL keeps them (`from` and `to` as the datetime-local inputs write them). */
+const FILTERS = ['Actor', 'Operation', 'from', 'to'] as const;
+type Filters = Record<(typeof FILTERS)[number], string>;
 
 /**
  * The audit log (docs/API.md §15, audit/index, newest first, paged): who did what, from where, and
  * what the server answered, filtered by actor (`key:3:ci`, `user:2:ann@example.com`), operation
- * (`groups.delete`, `session.create`) and a time range in the service's time zone.
+ * (`groups.delete`, `session.create`) and a time range in the service's time zone. The filters and
+ * the page are in the URL (`#/audit?Operation=keys.create&page=2`): Back, a reload and a shared link
+ * keep them.
  */
 export function Audit(props: { api: Api }) {
   const { api } = props;
-  const [draft, setDraft] = useState<Filters>(NO_FILTERS);
-  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const { applied: filters, apply } = useUrlFilters(FILTERS);
+  const [draft, setDraft] = useState<Filters>(filters);
+  // Back, or a link, changes the URL's filters: the form shows them.
+  const key = FILTERS.map((k) => filters[k]).join('\n');
+  useEffect(() => setDraft(filters), [key]);
   const list = usePagedList<AuditEntry>(
     (page) => {
       const query: Record<string, string> = { page: String(page), 'per-page': '50' };
@@ -30,11 +31,11 @@ export function Audit(props: { api: Api }) {
       if (filters.to !== '') query.to = serviceDateTime(filters.to);
       return api.call<AuditEntry[]>('GET', '/v1/audit/index', { query });
     },
-    [api, filters],
+    [api, key],
   );
-  const field = (key: keyof Filters) => ({
-    value: draft[key],
-    onInput: (e: { currentTarget: { value: string } }) => setDraft({ ...draft, [key]: e.currentTarget.value }),
+  const field = (name: keyof Filters) => ({
+    value: draft[name],
+    onInput: (e: { currentTarget: { value: string } }) => setDraft({ ...draft, [name]: e.currentTarget.value }),
   });
 
   return (
@@ -48,8 +49,7 @@ export function Audit(props: { api: Api }) {
         aria-label="Filters"
         onSubmit={(e) => {
           e.preventDefault();
-          list.setPage(1);
-          setFilters(draft);
+          apply(draft);
         }}
       >
         <label>
@@ -62,11 +62,11 @@ export function Audit(props: { api: Api }) {
         </label>
         <label>
           From
-          <input type="datetime-local" {...field('from')} />
+          <input type="datetime-local" step={1} {...field('from')} />
         </label>
         <label>
           To
-          <input type="datetime-local" {...field('to')} />
+          <input type="datetime-local" step={1} {...field('to')} />
         </label>
         <button type="submit">Filter</button>
       </form>
@@ -94,7 +94,7 @@ export function Audit(props: { api: Api }) {
               {list.rows.map((a) => (
                 <tr key={a.Id} data-testid="audit-entry">
                   <td class="nowrap" data-label="Time">
-                    {a.DateCreated}
+                    <When value={a.DateCreated} />
                   </td>
                   <td class="text" data-label="Actor">
                     {a.Actor}

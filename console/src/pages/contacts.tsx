@@ -1,215 +1,146 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { components, MsgsvcClient } from '../../../clients/typescript/src/index.ts';
 import { errorText, type Api } from '../api.ts';
-import { ErrorLine, Pager, submit, usePagedList } from './list.tsx';
+import { go, placeHref, usePlace, useUrlFilters } from '../route.ts';
+import { ErrorLine, Pager, usePagedList } from './list.tsx';
+import {
+  contactListParams,
+  contactName,
+  GroupLink,
+  GroupPicker,
+  phoneText,
+  searchContacts,
+  StatusLine,
+  takeNotice,
+  type Contact,
+} from './contact-shared.tsx';
+import { CreateContact } from './contact-form.tsx';
+import { ContactView } from './contact-view.tsx';
 
-type Contact = components['schemas']['Contact'];
 type ImportReport = components['schemas']['ImportReport'];
-type Consent = components['schemas']['ConsentEntry'];
 
 /**
- * Contacts (contacts/index, paged, filter `OptedOut`), a search by number (contacts/find), each
- * contact's opt-out state, an edit form (contacts/update) and the CSV import (contacts/import) with
- * its errors by line (docs/API.md §10.2, §9.13); each contact's consent ledger (contacts/consent,
- * §14.4.2). Editing and importing need `contacts:write`.
+ * Contacts (docs/API.md §10.2): the list (`#/contacts`: contacts/index, paged, searched on the
+ * server with `Search` and filtered by `OptedOut` and `GroupId`, all kept in the URL), a form to add
+ * one (contacts/create), the CSV import (contacts/import) with its errors by line; and one contact
+ * (`#/contacts/<id>`, contact-view.tsx). Changes need `contacts:write`.
  */
 export function Contacts(props: { api: Api }) {
-  const writable = props.api.can('contacts:write');
-  const [optedOut, setOptedOut] = useState('');
-  const [search, setSearch] = useState('');
-  const [found, setFound] = useState<Contact | undefined>();
-  const [error, setError] = useState<string | undefined>();
-  const [editing, setEditing] = useState<number | undefined>();
-  const [ledger, setLedger] = useState<number | undefined>();
+  const place = usePlace();
+  if (place.id !== undefined) return <ContactView api={props.api} id={place.id} />;
+  return <ContactList api={props.api} />;
+}
+
+/** The list of contacts with its filters, the form to add one and the import. */
+function ContactList(props: { api: Api }) {
+  const { api } = props;
+  const writable = api.can('contacts:write');
+  const place = usePlace();
+  const filters = useUrlFilters(['Search', 'OptedOut', 'GroupId'] as const);
+  const { Search, OptedOut, GroupId } = filters.applied;
+  const [draft, setDraft] = useState(filters.applied);
+  // Back, Forward or a link changed the filters: the form shows them.
+  useEffect(() => setDraft({ Search, OptedOut, GroupId }), [Search, OptedOut, GroupId]);
+  const [notice] = useState(() => takeNotice('contacts'));
   const list = usePagedList<Contact>(
     (page) =>
-      props.api.GET('/v1/contacts/index', {
-        params: { query: { page: String(page), 'per-page': '20', ...(optedOut === '' ? {} : { OptedOut: optedOut }) } },
+      searchContacts(api, Search, {
+        page: String(page),
+        ...(OptedOut === '' ? {} : { OptedOut }),
+        ...(GroupId === '' ? {} : { GroupId }),
       }),
-    [props.api, optedOut],
+    [api, Search, OptedOut, GroupId],
   );
-
-  async function find(event: Event) {
-    event.preventDefault();
-    setFound(undefined);
-    if (search.trim() === '') return setError(undefined);
-    await submit(
-      async () => {
-        const answer = await props.api.GET('/v1/contacts/find', { params: { query: { number: search.trim() } } });
-        if (answer.data !== undefined) setFound(answer.data);
-        return answer;
-      },
-      setError,
-      () => undefined,
-    );
-  }
-
-  const shown = found !== undefined ? [found] : list.rows;
-  const reload = () => {
-    setEditing(undefined);
-    if (found !== undefined) void find(new Event('submit'));
-    list.reload();
-  };
+  const listParams = contactListParams(place.params);
 
   return (
     <>
       <h1>Contacts</h1>
-      <form class="filters" aria-label="Search contacts" onSubmit={(e) => void find(e)}>
-        <label>
-          Number
-          <input type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
-        </label>
-        <button type="submit">Search</button>
-        <label>
-          Opt-out
-          <select
-            value={optedOut}
-            onInput={(e) => {
-              setFound(undefined);
-              setOptedOut(e.currentTarget.value);
-              list.setPage(1);
-            }}
-          >
+      <StatusLine text={notice} focus={false} />
+      <form
+        class="filters"
+        aria-label="Search contacts"
+        onSubmit={(e) => {
+          e.preventDefault();
+          filters.apply(draft);
+        }}
+      >
+        <div>
+          <label for="contacts-search">Search (name, email or number)</label>
+          <input
+            id="contacts-search"
+            type="search"
+            value={draft.Search}
+            onInput={(e) => setDraft({ ...draft, Search: e.currentTarget.value })}
+            autoComplete="off"
+          />
+        </div>
+        <div>
+          <label for="contacts-opted-out">Opt-out</label>
+          <select id="contacts-opted-out" value={draft.OptedOut} onInput={(e) => setDraft({ ...draft, OptedOut: e.currentTarget.value })}>
             <option value="">All contacts</option>
             <option value="0">Subscribed</option>
             <option value="1">Opted out</option>
           </select>
-        </label>
+        </div>
+        {api.can('groups:read') && (
+          <details class="wide" open={draft.GroupId !== ''}>
+            <summary>Only the members of a group</summary>
+            <GroupPicker
+              api={api}
+              id="contacts-group"
+              label="Group"
+              value={draft.GroupId}
+              onChange={(id) => setDraft({ ...draft, GroupId: id })}
+            />
+            {draft.GroupId !== '' && (
+              <button type="button" class="link" onClick={() => setDraft({ ...draft, GroupId: '' })}>
+                Any group
+              </button>
+            )}
+          </details>
+        )}
+        <div class="actions wide">
+          <button type="submit">Search</button>
+          {(Search !== '' || OptedOut !== '' || GroupId !== '') && (
+            <button type="button" class="secondary" onClick={() => filters.apply({ Search: '', OptedOut: '', GroupId: '' })}>
+              Show all contacts
+            </button>
+          )}
+        </div>
       </form>
-      <ErrorLine error={error ?? list.error} />
-      {shown === undefined ? (
-        <p role="status">Loading…</p>
-      ) : shown.length === 0 ? (
-        <p>No contacts.</p>
-      ) : (
-        <ul class="cards-list">
-          {shown.map((c) => (
-            <li key={c.Id} class="card" data-testid="contact" data-number={c.Number}>
-              <p>
-                <strong>
-                  {c.FirstName} {c.LastName}
-                </strong>{' '}
-                <span class="nowrap">+{c.Number}</span>
-              </p>
-              <p data-testid="opt-out">{c.OptedOut === 1 ? 'Opted out' : 'Subscribed'}</p>
-              {(c.Email ?? '') !== '' && <p>{c.Email}</p>}
-              {editing === c.Id ? (
-                <EditContact api={props.api} contact={c} onDone={reload} />
-              ) : (
-                <div class="actions">
-                  {writable && (
-                    <button type="button" onClick={() => setEditing(c.Id)}>
-                      Edit
-                    </button>
-                  )}
-                  <button
-                    type="button"
-                    class="secondary"
-                    aria-expanded={ledger === c.Id}
-                    onClick={() => setLedger(ledger === c.Id ? undefined : c.Id)}
-                  >
-                    {ledger === c.Id ? 'Hide consent history' : 'Consent history'}
-                  </button>
-                </div>
-              )}
-              {ledger === c.Id && <ConsentLedger api={props.api} contactId={String(c.Id)} />}
-            </li>
-          ))}
-        </ul>
+      {GroupId !== '' && (
+        <p>
+          Members of group <GroupLink api={api} id={Number(GroupId)} /> only.
+        </p>
       )}
-      {found === undefined && <Pager list={list} noun="contacts" />}
-      {writable && <ImportContacts api={props.api} onDone={list.reload} />}
-    </>
-  );
-}
-
-/** Where a change of opt-out came from, in words (docs/API.md §14.4.2). */
-function consentSource(entry: Consent): string {
-  if (entry.Source === 'keyword') return `the contact texted “${entry.Detail ?? ''}”${entry.Carrier ? ` (${entry.Carrier})` : ''}`;
-  if (entry.Source === 'console') return `the console (${entry.Detail ?? ''})`;
-  if (entry.Source === 'import') return 'a CSV import';
-  return `the API (${entry.Detail ?? ''})`;
-}
-
-/** A contact's consent ledger (contacts/consent, oldest first, paged): every change of its opt-out and where it came from. */
-function ConsentLedger(props: { api: MsgsvcClient; contactId: string }) {
-  const list = usePagedList<Consent>(
-    (page) => props.api.GET('/v1/contacts/consent', { params: { query: { id: props.contactId, page: String(page), 'per-page': '20' } } }),
-    [props.api, props.contactId],
-  );
-  return (
-    <section aria-label={`Consent history of contact ${props.contactId}`} data-testid="consent">
-      <h2>Consent history</h2>
       <ErrorLine error={list.error} />
       {list.rows === undefined ? (
         <p role="status">Loading…</p>
       ) : list.rows.length === 0 ? (
-        <p>No change of opt-out yet.</p>
+        <p>{Search !== '' || OptedOut !== '' || GroupId !== '' ? 'No contact matches.' : 'No contacts yet.'}</p>
       ) : (
-        <ol class="history">
-          {list.rows.map((e) => (
-            <li key={e.Id} data-testid="consent-entry">
-              {e.DateCreated}: <strong>{e.OptedOut === 1 ? 'opted out' : 'opted back in'}</strong> by {consentSource(e)}
+        <ul class="cards-list">
+          {list.rows.map((c) => (
+            <li key={c.Id} class="card" data-testid="contact" data-number={c.Number}>
+              <p>
+                <a href={placeHref('contacts', c.Id, listParams)}>
+                  <strong class="text">{contactName(c)}</strong>
+                </a>{' '}
+                {contactName(c) !== phoneText(c.Number) && <span class="nowrap">{phoneText(c.Number)}</span>}
+              </p>
+              <p data-testid="opt-out">{c.OptedOut === 1 ? 'Opted out' : 'Subscribed'}</p>
+              {((c.Email ?? '') !== '' || (c.City ?? '') !== '') && (
+                <p class="text">{[c.Email, c.City].filter((v) => (v ?? '') !== '').join(' · ')}</p>
+              )}
             </li>
           ))}
-        </ol>
+        </ul>
       )}
-      <Pager list={list} noun="changes" />
-    </section>
-  );
-}
-
-/** Edits a contact's names, email and city, or opts it out (docs/API.md §10.2: an opt-out cannot be cleared here). */
-function EditContact(props: { api: MsgsvcClient; contact: Contact; onDone: () => void }) {
-  const c = props.contact;
-  const [fields, setFields] = useState({
-    FirstName: c.FirstName ?? '',
-    LastName: c.LastName ?? '',
-    Email: c.Email ?? '',
-    City: c.City ?? '',
-  });
-  const [optOut, setOptOut] = useState(c.OptedOut === 1);
-  const [error, setError] = useState<string | undefined>();
-  const id = String(c.Id);
-  const input = (key: keyof typeof fields, label: string) => (
-    <>
-      <label for={`contact-${key}-${id}`}>{label}</label>
-      <input id={`contact-${key}-${id}`} value={fields[key]} onInput={(e) => setFields({ ...fields, [key]: e.currentTarget.value })} />
+      <Pager list={list} noun="contacts" />
+      {writable && <CreateContact api={api} onCreated={(created) => go(placeHref('contacts', created.Id, listParams))} />}
+      {writable && <ImportContacts api={api} onDone={list.reload} />}
     </>
-  );
-  return (
-    <form
-      class="compose"
-      aria-label={`Edit contact ${id}`}
-      onSubmit={(e) => {
-        e.preventDefault();
-        void submit(
-          () =>
-            props.api.PUT('/v1/contacts/update', {
-              params: { query: { id } },
-              body: { ...fields, ...(optOut && c.OptedOut !== 1 ? { OptedOut: 1 } : {}) },
-            }),
-          setError,
-          props.onDone,
-        );
-      }}
-    >
-      {input('FirstName', 'First name')}
-      {input('LastName', 'Last name')}
-      {input('Email', 'Email')}
-      {input('City', 'City')}
-      <label class="check">
-        <input type="checkbox" checked={optOut} disabled={c.OptedOut === 1} onInput={(e) => setOptOut(e.currentTarget.checked)} />
-        Opted out {c.OptedOut === 1 && '(only the contact can undo it, by texting START)'}
-      </label>
-      <ErrorLine error={error} />
-      <div class="actions">
-        <button type="submit">Save</button>
-        <button type="button" class="secondary" onClick={props.onDone}>
-          Close
-        </button>
-      </div>
-    </form>
   );
 }
 
@@ -222,6 +153,7 @@ function ImportContacts(props: { api: MsgsvcClient; onDone: () => void }) {
 
   async function run(event: Event) {
     event.preventDefault();
+    if (busy) return;
     if (file === undefined) return setError('Choose a CSV file.');
     setBusy(true);
     setError(undefined);
@@ -246,10 +178,13 @@ function ImportContacts(props: { api: MsgsvcClient; onDone: () => void }) {
   return (
     <form class="compose card" aria-label="Import contacts" onSubmit={(e) => void run(e)}>
       <h2>Import contacts from CSV</h2>
-      <p class="hint">The first line names the columns: Number (required), FirstName, LastName, Email, …</p>
+      <p class="hint">
+        The first line names the columns: Number (required), FirstName, LastName, Email, City, Zip, BirthDay, OptedOut, GroupIds (ids
+        separated by ;) and any custom field by its name. A known number is updated, a new one added.
+      </p>
       <label for="import-file">CSV file</label>
       <input id="import-file" type="file" accept=".csv,text/csv" onInput={(e) => setFile(e.currentTarget.files?.[0])} />
-      <button type="submit" disabled={busy}>
+      <button type="submit" aria-disabled={busy ? 'true' : undefined}>
         {busy ? 'Importing…' : 'Import'}
       </button>
       {busy && <progress aria-label="Importing contacts" />}

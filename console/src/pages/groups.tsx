@@ -1,187 +1,94 @@
-import { useState } from 'preact/hooks';
-import type { components, MsgsvcClient } from '../../../clients/typescript/src/index.ts';
-import { errorText, type Api } from '../api.ts';
-import { ErrorLine, Pager, submit, usePagedList } from './list.tsx';
-
-type Group = components['schemas']['Group'];
-type Contact = components['schemas']['Contact'];
+import { useEffect, useState } from 'preact/hooks';
+import type { Api } from '../api.ts';
+import { go, placeHref, usePlace, useUrlFilters } from '../route.ts';
+import { ErrorLine, Pager, usePagedList } from './list.tsx';
+import { count, GroupLink, searchGroups, StatusLine, takeNotice, type Group } from './contact-shared.tsx';
+import { GroupForm, keywordText, useKeywords } from './group-form.tsx';
+import { groupListParams, GroupView } from './group-view.tsx';
 
 /**
- * Groups (groups/index, paged): create one (groups/create), delete one (groups/delete), and each
- * group's members (contacts/index with `GroupId`, paged), added by number (contacts/find, then
- * groups/add-contacts) or removed (groups/remove-contacts) (docs/API.md §10.3). Changes need
- * `groups:write`.
+ * Groups (docs/API.md §10.3): the list (`#/groups`: groups/index, paged, searched on the server by
+ * name with `Search`, both kept in the URL) with each group's members count, note, keyword and
+ * parent; a form to create one (groups/create: name, note, keyword, parent); and one group
+ * (`#/groups/<id>`, group-view.tsx: edit, delete, members). Changes need `groups:write`.
  */
 export function Groups(props: { api: Api }) {
-  const writable = props.api.can('groups:write');
-  const list = usePagedList<Group>(
-    (page) => props.api.GET('/v1/groups/index', { params: { query: { page: String(page), 'per-page': '20' } } }),
-    [props.api],
-  );
-  const [name, setName] = useState('');
-  const [note, setNote] = useState('');
-  const [error, setError] = useState<string | undefined>();
-  const [open, setOpen] = useState<number | undefined>();
+  const place = usePlace();
+  if (place.id !== undefined) return <GroupView api={props.api} id={place.id} />;
+  return <GroupList api={props.api} />;
+}
+
+/** The list of groups with its search and the form to create one. */
+function GroupList(props: { api: Api }) {
+  const { api } = props;
+  const place = usePlace();
+  const filters = useUrlFilters(['Search'] as const);
+  const { Search } = filters.applied;
+  const [draft, setDraft] = useState(Search);
+  useEffect(() => setDraft(Search), [Search]);
+  const [notice] = useState(() => takeNotice('groups'));
+  const { keywords } = useKeywords(api);
+  const list = usePagedList<Group>((page) => searchGroups(api, Search, { page: String(page) }), [api, Search]);
+  const listParams = groupListParams(place.params);
 
   return (
     <>
       <h1>Groups</h1>
-      {writable && (
-        <form
-          class="compose card"
-          aria-label="Create a group"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void submit(
-              () => props.api.POST('/v1/groups/create', { body: { fname: name, ...(note === '' ? {} : { fnote: note }) } }),
-              setError,
-              () => {
-                setName('');
-                setNote('');
-                list.reload();
-              },
-            );
-          }}
-        >
-          <h2>Create a group</h2>
-          <label for="group-name">Name</label>
-          <input id="group-name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
-          <label for="group-note">Note (optional)</label>
-          <input id="group-note" value={note} onInput={(e) => setNote(e.currentTarget.value)} />
-          <ErrorLine error={error} />
-          <button type="submit">Create group</button>
-        </form>
-      )}
+      <StatusLine text={notice} focus={false} />
+      <form
+        class="filters"
+        aria-label="Search groups"
+        onSubmit={(e) => {
+          e.preventDefault();
+          filters.apply({ Search: draft });
+        }}
+      >
+        <div>
+          <label for="groups-search">Search by name</label>
+          <input id="groups-search" type="search" value={draft} autoComplete="off" onInput={(e) => setDraft(e.currentTarget.value)} />
+        </div>
+        <div class="actions wide">
+          <button type="submit">Search</button>
+          {Search !== '' && (
+            <button type="button" class="secondary" onClick={() => filters.apply({ Search: '' })}>
+              Show all groups
+            </button>
+          )}
+        </div>
+      </form>
       <ErrorLine error={list.error} />
       {list.rows === undefined ? (
         <p role="status">Loading…</p>
       ) : list.rows.length === 0 ? (
-        <p>No groups.</p>
+        <p>{Search === '' ? 'No groups yet.' : 'No group matches.'}</p>
       ) : (
         <ul class="cards-list">
-          {list.rows.map((g) => (
-            <li key={g.Id} class="card" data-testid="group">
-              <p>
-                <strong>{g.Name}</strong> · <span data-testid="member-count">{(g.PhoneNumberIds ?? []).length}</span> members
-              </p>
-              {(g.Note ?? '') !== '' && <p class="text">{g.Note}</p>}
-              <div class="actions">
-                <button type="button" aria-expanded={open === g.Id} onClick={() => setOpen(open === g.Id ? undefined : g.Id)}>
-                  {open === g.Id ? 'Hide members' : 'Members'}
-                </button>
-                {writable && (
-                  <button
-                    type="button"
-                    class="secondary"
-                    onClick={() =>
-                      void submit(
-                        () => props.api.DELETE('/v1/groups/delete', { params: { query: { id: String(g.Id) } } }),
-                        setError,
-                        list.reload,
-                      )
-                    }
-                  >
-                    Delete group
-                  </button>
+          {list.rows.map((g) => {
+            const keyword = g.KeywordId === 0 ? undefined : keywords?.find((k) => k.Id === g.KeywordId);
+            return (
+              <li key={g.Id} class="card" data-testid="group">
+                <p>
+                  <a href={placeHref('groups', g.Id, listParams)}>
+                    <strong class="text">{g.Name}</strong>
+                  </a>{' '}
+                  · <span data-testid="member-count">{count((g.PhoneNumberIds ?? []).length, 'member')}</span>
+                </p>
+                {(g.Note ?? '') !== '' && <p class="text">{g.Note}</p>}
+                {g.KeywordId !== 0 && <p>Keyword: {keyword === undefined ? `keyword ${g.KeywordId}` : keywordText(keyword)}</p>}
+                {g.ParentId !== 0 && g.ParentId !== undefined && (
+                  <p>
+                    Inside <GroupLink api={api} id={g.ParentId} />
+                  </p>
                 )}
-              </div>
-              {open === g.Id && <Members api={props.api} writable={writable} groupId={String(g.Id)} onChange={list.reload} />}
-            </li>
-          ))}
+              </li>
+            );
+          })}
         </ul>
       )}
       <Pager list={list} noun="groups" />
+      {api.can('groups:write') && (
+        <GroupForm api={api} onSaved={(created) => created !== undefined && go(placeHref('groups', created.Id, listParams))} />
+      )}
     </>
-  );
-}
-
-/** A group's members, paged, with a number box to add one and a Remove button on each. */
-function Members(props: { api: MsgsvcClient; writable: boolean; groupId: string; onChange: () => void }) {
-  const list = usePagedList<Contact>(
-    (page) =>
-      props.api.GET('/v1/contacts/index', {
-        params: { query: { GroupId: props.groupId, page: String(page), 'per-page': '20' } },
-      }),
-    [props.api, props.groupId],
-  );
-  const [number, setNumber] = useState('');
-  const [error, setError] = useState<string | undefined>();
-  const changed = () => {
-    list.reload();
-    props.onChange();
-  };
-
-  async function add(event: Event) {
-    event.preventDefault();
-    setError(undefined);
-    try {
-      const found = await props.api.GET('/v1/contacts/find', { params: { query: { number } } });
-      if (found.error !== undefined) return setError(errorText(found.error, found.response.status));
-      await submit(
-        () =>
-          props.api.POST('/v1/groups/add-contacts', {
-            params: { query: { id: props.groupId } },
-            body: { PhoneNumberIds: [found.data.Id ?? 0] },
-          }),
-        setError,
-        () => {
-          setNumber('');
-          changed();
-        },
-      );
-    } catch {
-      setError('The server could not be reached.');
-    }
-  }
-
-  return (
-    <section aria-label={`Members of group ${props.groupId}`}>
-      <h2>Members</h2>
-      {props.writable && (
-        <form class="filters" aria-label="Add a member" onSubmit={(e) => void add(e)}>
-          <label>
-            Contact's number
-            <input type="tel" value={number} onInput={(e) => setNumber(e.currentTarget.value)} />
-          </label>
-          <button type="submit">Add member</button>
-        </form>
-      )}
-      <ErrorLine error={list.error ?? error} />
-      {list.rows === undefined ? (
-        <p role="status">Loading…</p>
-      ) : list.rows.length === 0 ? (
-        <p>No members.</p>
-      ) : (
-        <ul class="members">
-          {list.rows.map((c) => (
-            <li key={c.Id} data-testid="member" data-number={c.Number}>
-              <span>
-                {c.FirstName} {c.LastName} <span class="nowrap">+{c.Number}</span>
-              </span>{' '}
-              {props.writable && (
-                <button
-                  type="button"
-                  class="link"
-                  onClick={() =>
-                    void submit(
-                      () =>
-                        props.api.POST('/v1/groups/remove-contacts', {
-                          params: { query: { id: props.groupId } },
-                          body: { PhoneNumberIds: [c.Id ?? 0] },
-                        }),
-                      setError,
-                      changed,
-                    )
-                  }
-                >
-                  Remove
-                </button>
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
-      <Pager list={list} noun="members" />
-    </section>
   );
 }

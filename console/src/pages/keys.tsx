@@ -1,8 +1,11 @@
 import { useState } from 'preact/hooks';
 import { RESOURCES, type Scope } from '../../../src/domain/scopes.ts';
 import type { Api, Key } from '../api.ts';
+import { setPlace, usePlace } from '../route.ts';
 import { ErrorLine, Pager, submit, usePagedList } from './list.tsx';
-import { ConfirmButton, serviceDateTime, ShownOnce } from './ui.tsx';
+import { FieldMessage, GeneralError, submitForm, useFormErrors, type FieldHelp } from './fields.tsx';
+import { ConfirmButton, serviceDateTime, ShownOnce, toLocalInput, When } from './ui.tsx';
+import { focusHeading, Notice, useNotice } from './template-kit.tsx';
 
 /** Grace periods offered when a key's secret is rolled (GraceSeconds, 0 to 604800). */
 const GRACES: readonly [string, string][] = [
@@ -20,7 +23,8 @@ function scopesText(scopes: readonly string[]): string {
 /**
  * Keys (docs/API.md §15, `/v1/keys/…`): the account's keys (keys/index, paged) with their scopes,
  * allowed addresses, expiry and last use; a form to create one (its secret shown once), and on each
- * Roll (a new secret, the old one kept for a grace period) and Revoke (keys/delete, asked twice).
+ * Edit (keys/update; the key edited is the URL's `edit`), Roll (a new secret, the old one kept for a
+ * grace period) and Revoke (keys/delete, asked twice). The API's messages are shown by their field.
  */
 export function Keys(props: { api: Api }) {
   const { api } = props;
@@ -31,24 +35,31 @@ export function Keys(props: { api: Api }) {
   const [secret, setSecret] = useState<{ name: string; value: string } | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [rolling, setRolling] = useState<number | undefined>();
+  const { notice, say } = useNotice();
+  // The key being edited is in the URL (`#/keys?edit=3`): a reload or Back keeps it.
+  const editing = usePlace().params.get('edit') ?? '';
   const writable = api.can('keys:write');
 
   return (
     <>
       <h1>Keys</h1>
       <p class="hint">Programs call the API with a key. Give each program its own, with only the scopes it needs.</p>
+      <Notice notice={notice} />
       {secret !== undefined && (
         <ShownOnce
           title={`The secret of key “${secret.name}”`}
           value={secret.value}
           warning="Copy it now and keep it safe: you will not see it again. Only its first 8 characters are kept in the list."
-          onDone={() => setSecret(undefined)}
+          onDone={() => {
+            setSecret(undefined);
+            focusHeading();
+          }}
         />
       )}
       {writable && (
-        <CreateKey
+        <KeyForm
           api={api}
-          onCreated={(key) => {
+          onSaved={(key) => {
             setSecret({ name: key.Name, value: key.Secret ?? '' });
             list.reload();
           }}
@@ -72,14 +83,35 @@ export function Keys(props: { api: Api }) {
                 <dt>Allowed addresses</dt>
                 <dd>{k.AllowedIps.length === 0 ? 'Any' : k.AllowedIps.join(', ')}</dd>
                 <dt>Expires</dt>
-                <dd>{k.DateExpires ?? 'Never'}</dd>
+                <dd>
+                  <When value={k.DateExpires} empty="Never" />
+                </dd>
                 <dt>Last used</dt>
-                <dd>{k.DateLastUsed === null ? 'Never' : `${k.DateLastUsed}${k.LastIp ? ` from ${k.LastIp}` : ''}`}</dd>
+                <dd>
+                  <When value={k.DateLastUsed} empty="Never" />
+                  {k.DateLastUsed !== null && k.LastIp ? ` from ${k.LastIp}` : ''}
+                </dd>
                 <dt>Created</dt>
-                <dd>{k.DateCreated}</dd>
+                <dd>
+                  <When value={k.DateCreated} />
+                </dd>
               </dl>
               {writable &&
-                (rolling === k.Id ? (
+                (editing === String(k.Id) ? (
+                  <KeyForm
+                    api={api}
+                    keyRecord={k}
+                    onSaved={(saved) => {
+                      say(`Key “${saved.Name}” is saved.`);
+                      setPlace({ edit: undefined });
+                      list.reload();
+                    }}
+                    onCancel={() => {
+                      say(`Key “${k.Name}” is not changed.`);
+                      setPlace({ edit: undefined });
+                    }}
+                  />
+                ) : rolling === k.Id ? (
                   <RollKey
                     api={api}
                     keyRecord={k}
@@ -88,11 +120,14 @@ export function Keys(props: { api: Api }) {
                       if (rolled !== undefined) {
                         setSecret({ name: rolled.Name, value: rolled.Secret ?? '' });
                         list.reload();
-                      }
+                      } else say(`The secret of “${k.Name}” was not rolled.`);
                     }}
                   />
                 ) : (
                   <div class="actions">
+                    <button type="button" class="secondary" aria-label={`Edit ${k.Name}`} onClick={() => setPlace({ edit: String(k.Id) })}>
+                      Edit
+                    </button>
                     <button type="button" aria-label={`Roll the secret of ${k.Name}`} onClick={() => setRolling(k.Id)}>
                       Roll secret
                     </button>
@@ -102,7 +137,17 @@ export function Keys(props: { api: Api }) {
                       question={`Revoke key “${k.Name}”? Every program using it is refused at once; this cannot be undone.`}
                       confirm="Revoke key"
                       onConfirm={() =>
-                        submit(() => api.call('DELETE', '/v1/keys/delete', { query: { id: String(k.Id) } }), setError, list.reload)
+                        submit(
+                          () => api.call('DELETE', '/v1/keys/delete', { query: { id: String(k.Id) } }),
+                          (e) => {
+                            setError(e);
+                            if (e !== undefined) say(`Key “${k.Name}” was not revoked.`);
+                          },
+                          () => {
+                            say(`Key “${k.Name}” is revoked.`);
+                            list.reload();
+                          },
+                        )
                       }
                     />
                   </div>
@@ -117,7 +162,7 @@ export function Keys(props: { api: Api }) {
 }
 
 /** The scope choice for each resource: none, read, or read and write (only what the signed-in credential holds). */
-function ScopePicker(props: { api: Api; value: Scope[]; onChange: (scopes: Scope[]) => void }) {
+function ScopePicker(props: { api: Api; prefix: string; value: Scope[]; onChange: (scopes: Scope[]) => void }) {
   const all = props.value.includes('*');
   const level = (resource: string) =>
     props.value.includes(`${resource}:write` as Scope) ? 'write' : props.value.includes(`${resource}:read` as Scope) ? 'read' : '';
@@ -126,7 +171,7 @@ function ScopePicker(props: { api: Api; value: Scope[]; onChange: (scopes: Scope
     props.onChange(to === '' ? others : [...others, `${resource}:${to}` as Scope]);
   };
   return (
-    <fieldset class="events">
+    <fieldset class="events" aria-describedby={`${props.prefix}-scopes-error`}>
       <legend>Scopes</legend>
       {props.api.can('*') && (
         <label class="check">
@@ -137,8 +182,8 @@ function ScopePicker(props: { api: Api; value: Scope[]; onChange: (scopes: Scope
       {!all &&
         RESOURCES.filter((r) => props.api.can(`${r}:read`)).map((r) => (
           <div key={r}>
-            <label for={`scope-${r}`}>{r}</label>
-            <select id={`scope-${r}`} value={level(r)} onInput={(e) => set(r, e.currentTarget.value)}>
+            <label for={`${props.prefix}-scope-${r}`}>{r}</label>
+            <select id={`${props.prefix}-scope-${r}`} value={level(r)} onInput={(e) => set(r, e.currentTarget.value)}>
               <option value="">No access</option>
               <option value="read">Read</option>
               {props.api.can(`${r}:write`) && <option value="write">Read and write</option>}
@@ -149,17 +194,44 @@ function ScopePicker(props: { api: Api; value: Scope[]; onChange: (scopes: Scope
   );
 }
 
-/** Creates a key (keys/create): name, scopes, allowed addresses, expiry; the answer's Secret goes to `onCreated`. */
-function CreateKey(props: { api: Api; onCreated: (key: Key) => void }) {
-  const [name, setName] = useState('');
-  const [scopes, setScopes] = useState<Scope[]>(props.api.can('*') ? ['*'] : []);
-  const [ips, setIps] = useState('');
-  const [expires, setExpires] = useState('');
-  const [error, setError] = useState<string | undefined>();
+/** What the API's messages on a key's fields mean here (docs/API.md §15.2). */
+const KEY_HELP: FieldHelp = {
+  Name: {
+    'Name cannot be blank.': 'Name the key after the program that uses it, e.g. "ci" or "billing".',
+    'Name should contain at most 64 characters.': 'A key name has 1 to 64 characters.',
+  },
+  Scopes: {
+    'Scopes is invalid.': 'Choose at least one scope, and only scopes you hold yourself: a key cannot give more than its maker has.',
+  },
+  AllowedIps: {
+    'Allowed Ips is invalid.':
+      'Write IPv4 or IPv6 addresses or ranges (203.0.113.7, 203.0.113.0/24, 2001:db8::/32), one per line, each at most 64 characters; leave it empty for any address.',
+  },
+  DateExpires: {
+    'The format of Date Expires is invalid.': 'Choose a whole date and time, or leave it empty for never.',
+    'Date Expires is invalid.': "The expiry must be in the future, in the service's time zone (named at the top of the page).",
+  },
+};
+
+const KEY_FIELDS = ['Name', 'Scopes', 'AllowedIps', 'DateExpires'];
+
+/**
+ * A key's form: a new one (`keyRecord` undefined: keys/create, whose answer's Secret goes to
+ * `onSaved`; the form is emptied after) or an edit (keys/update with every field): name, scopes,
+ * allowed addresses and expiry, the API's messages by their field.
+ */
+function KeyForm(props: { api: Api; keyRecord?: Key; onSaved: (key: Key) => void; onCancel?: () => void }) {
+  const record = props.keyRecord;
+  const prefix = record === undefined ? 'key' : `key-${record.Id}`;
+  const [name, setName] = useState(record?.Name ?? '');
+  const [scopes, setScopes] = useState<Scope[]>((record?.Scopes as Scope[] | undefined) ?? (props.api.can('*') ? ['*'] : []));
+  const [ips, setIps] = useState((record?.AllowedIps ?? []).join('\n'));
+  const [expires, setExpires] = useState(toLocalInput(record?.DateExpires));
+  const form = useFormErrors(KEY_FIELDS, KEY_HELP);
   return (
     <form
       class="compose card"
-      aria-label="Create a key"
+      aria-label={record === undefined ? 'Create a key' : `Edit key ${record.Name}`}
       onSubmit={(e) => {
         e.preventDefault();
         const body = {
@@ -171,34 +243,68 @@ function CreateKey(props: { api: Api; onCreated: (key: Key) => void }) {
             .filter((s) => s !== ''),
           DateExpires: expires === '' ? null : serviceDateTime(expires),
         };
-        void submit(
-          async () => {
-            const answer = await props.api.call<Key>('POST', '/v1/keys/create', { body });
-            if (answer.data !== undefined) props.onCreated(answer.data);
-            return answer;
-          },
-          setError,
-          () => {
-            setName('');
-            setIps('');
-            setExpires('');
+        void submitForm(
+          () =>
+            record === undefined
+              ? props.api.call<Key>('POST', '/v1/keys/create', { body })
+              : props.api.call<Key>('PUT', '/v1/keys/update', { query: { id: String(record.Id) }, body }),
+          form,
+          (data) => {
+            if (data === undefined) return;
+            if (record === undefined) {
+              setName('');
+              setIps('');
+              setExpires('');
+            }
+            props.onSaved(data);
           },
         );
       }}
     >
-      <h2>Create a key</h2>
-      <label for="key-name">Key name</label>
-      <input id="key-name" maxLength={64} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-      <ScopePicker api={props.api} value={scopes} onChange={setScopes} />
-      <label for="key-ips">Allowed addresses (optional)</label>
-      <textarea id="key-ips" rows={2} aria-describedby="key-ips-hint" value={ips} onInput={(e) => setIps(e.currentTarget.value)} />
-      <p class="hint" id="key-ips-hint">
+      <h2>{record === undefined ? 'Create a key' : `Edit key “${record.Name}”`}</h2>
+      <label for={`${prefix}-name`}>Key name</label>
+      <input
+        id={`${prefix}-name`}
+        maxLength={64}
+        value={name}
+        onInput={(e) => setName(e.currentTarget.value)}
+        {...form.aria('Name', `${prefix}-name`)}
+      />
+      <FieldMessage form={form} field="Name" id={`${prefix}-name`} />
+      <ScopePicker api={props.api} prefix={prefix} value={scopes} onChange={setScopes} />
+      <FieldMessage form={form} field="Scopes" id={`${prefix}-scopes`} />
+      <label for={`${prefix}-ips`}>Allowed addresses (optional)</label>
+      <textarea
+        id={`${prefix}-ips`}
+        rows={2}
+        aria-describedby={form.of('AllowedIps') ? `${prefix}-ips-error` : `${prefix}-ips-hint`}
+        aria-invalid={form.of('AllowedIps') ? 'true' : undefined}
+        value={ips}
+        onInput={(e) => setIps(e.currentTarget.value)}
+      />
+      <p class="hint" id={`${prefix}-ips-hint`}>
         IPv4 or IPv6 addresses or ranges (203.0.113.0/24), one per line; empty: any address.
       </p>
-      <label for="key-expires">Expires (optional, the service's time zone)</label>
-      <input id="key-expires" type="datetime-local" value={expires} onInput={(e) => setExpires(e.currentTarget.value)} />
-      <ErrorLine error={error} />
-      <button type="submit">Create key</button>
+      <FieldMessage form={form} field="AllowedIps" id={`${prefix}-ips`} />
+      <label for={`${prefix}-expires`}>Expires (optional, the service's time zone)</label>
+      <input
+        id={`${prefix}-expires`}
+        type="datetime-local"
+        step={1}
+        value={expires}
+        onInput={(e) => setExpires(e.currentTarget.value)}
+        {...form.aria('DateExpires', `${prefix}-expires`)}
+      />
+      <FieldMessage form={form} field="DateExpires" id={`${prefix}-expires`} />
+      <GeneralError form={form} />
+      <div class="actions">
+        <button type="submit">{record === undefined ? 'Create key' : 'Save changes'}</button>
+        {props.onCancel && (
+          <button type="button" class="secondary" onClick={props.onCancel}>
+            Cancel
+          </button>
+        )}
+      </div>
     </form>
   );
 }

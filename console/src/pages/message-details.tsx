@@ -1,6 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { components, MsgsvcClient } from '../../../clients/typescript/src/index.ts';
-import { errorText } from '../api.ts';
+import { errorText, type Api } from '../api.ts';
+import { ErrorCodeText } from '../error-codes.tsx';
+import { placeHref } from '../route.ts';
+import { When } from './ui.tsx';
 
 type Message = components['schemas']['Message'];
 type Link = components['schemas']['TrackedLink'];
@@ -8,8 +11,12 @@ type Link = components['schemas']['TrackedLink'];
 /** Statuses after which a message changes no more (docs/API.md §9.11: Delivered, Undelivered, Failed, Rejected, Received). */
 const FINAL = new Set([3, 4, 5, 6, 7]);
 
-/** One message (sms/view), its history and its tracked links; asked again every 2 seconds until its status is final. */
-export function MessageDetails(props: { api: MsgsvcClient; id: string }) {
+/**
+ * One message (sms/view), its history and its tracked links; asked again every 2 seconds until its
+ * status is final. Its ErrorCode is explained (GET /v1/errors); its dates are in the console's one
+ * format.
+ */
+export function MessageDetails(props: { api: Api; id: string }) {
   const [message, setMessage] = useState<Message | undefined>();
   const [error, setError] = useState<string | undefined>();
 
@@ -39,7 +46,13 @@ export function MessageDetails(props: { api: MsgsvcClient; id: string }) {
         </p>
       </>
     );
-  if (message === undefined) return <p role="status">Loading…</p>;
+  if (message === undefined)
+    return (
+      <>
+        <h1>Message {props.id}</h1>
+        <p role="status">Loading…</p>
+      </>
+    );
   const history: [string, string | null | undefined][] = [
     ['Created', message.DateCreated],
     ['Sent', message.DateSent],
@@ -55,8 +68,15 @@ export function MessageDetails(props: { api: MsgsvcClient; id: string }) {
         <dt>Status</dt>
         <dd data-testid="status" aria-live="polite">
           {message.Status_Description}
-          {message.ErrorCode ? ` (${message.ErrorCode})` : ''}
         </dd>
+        {message.ErrorCode ? (
+          <>
+            <dt>Error</dt>
+            <dd data-testid="error">
+              <ErrorCodeText api={props.api} code={message.ErrorCode} />
+            </dd>
+          </>
+        ) : null}
         <dt>Direction</dt>
         <dd>{message.Direction}</dd>
         <dt>To / from</dt>
@@ -69,6 +89,20 @@ export function MessageDetails(props: { api: MsgsvcClient; id: string }) {
         <dd>
           {message.Segments}, {message.Credits}
         </dd>
+        {message.BatchId !== '' && message.BatchId !== undefined && (
+          <>
+            <dt>Batch</dt>
+            <dd>
+              <a href={placeHref('messages', undefined, { BatchId: String(message.BatchId) })}>Batch {message.BatchId}: its messages</a>
+            </dd>
+          </>
+        )}
+        {message.ScheduledMessageId !== '' && message.ScheduledMessageId !== undefined && (
+          <>
+            <dt>Scheduled</dt>
+            <dd>Sent from scheduled message {message.ScheduledMessageId}</dd>
+          </>
+        )}
         <dt>Text</dt>
         <dd class="text" data-testid="text">
           {message.Message}
@@ -78,7 +112,7 @@ export function MessageDetails(props: { api: MsgsvcClient; id: string }) {
       <ol class="history">
         {history.map(([label, when]) => (
           <li key={label}>
-            {label}: {when ?? 'not yet'}
+            {label}: <When value={when} empty="not yet" />
           </li>
         ))}
       </ol>
@@ -145,11 +179,11 @@ function Links(props: { api: MsgsvcClient; id: string }) {
                   <td data-label="Clicks" data-testid="clicks">
                     {l.Clicks}
                   </td>
-                  <td class="nowrap" data-label="First click">
-                    {l.FirstClick ?? '–'}
+                  <td data-label="First click">
+                    <When value={l.FirstClick} />
                   </td>
-                  <td class="nowrap" data-label="Last click">
-                    {l.LastClick ?? '–'}
+                  <td data-label="Last click">
+                    <When value={l.LastClick} />
                   </td>
                 </tr>
               ))}

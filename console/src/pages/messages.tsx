@@ -1,6 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { components, MsgsvcClient } from '../../../clients/typescript/src/index.ts';
-import { errorText, pagination } from '../api.ts';
+import type { components } from '../../../clients/typescript/src/index.ts';
+import type { Api } from '../api.ts';
+import { ErrorCodeText } from '../error-codes.tsx';
+import { placeHref, useUrlFilters } from '../route.ts';
+import { ErrorLine, Pager, usePagedList } from './list.tsx';
+import { When } from './ui.tsx';
 
 type Message = components['schemas']['Message'];
 
@@ -15,53 +19,35 @@ export const STATUSES: readonly [string, string][] = [
   ['7', 'Received'],
 ];
 
-interface Filters {
-  Direction: string;
-  Status_Id: string;
-  MobilePhone: string;
-  BatchId: string;
-}
-
-const NO_FILTERS: Filters = { Direction: '', Status_Id: '', MobilePhone: '', BatchId: '' };
+const FILTER_KEYS = ['Direction', 'Status_Id', 'MobilePhone', 'BatchId'] as const;
+type FilterKey = (typeof FILTER_KEYS)[number];
 const PER_PAGE = '20';
-const FILTER_KEYS: readonly (keyof Filters)[] = ['Direction', 'Status_Id', 'MobilePhone', 'BatchId'];
 
 /**
- * The message log (sms/index, newest first) with the operation's filters and its pagination; the
- * page refreshes itself every 5 seconds so statuses move without a reload.
+ * The message log (sms/index, newest first) with the operation's filters and its pagination, both
+ * in the URL (Back, a reload and a shared link keep them); asked again every 5 seconds so statuses
+ * move without a reload. Each message's ErrorCode is explained (GET /v1/errors). Export downloads
+ * the log with the same filters, and an optional range of days, as CSV (sms/export).
  */
-export function Messages(props: { api: MsgsvcClient }) {
-  const [draft, setDraft] = useState<Filters>(NO_FILTERS);
-  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
-  const [page, setPage] = useState(1);
-  const [rows, setRows] = useState<Message[] | undefined>();
-  const [pages, setPages] = useState({ page: 1, pages: 0, total: 0 });
-  const [error, setError] = useState<string | undefined>();
-
-  useEffect(() => {
-    let live = true;
-    // Another page or other filters: no stale rows meanwhile.
-    setRows(undefined);
-    const load = async () => {
+export function Messages(props: { api: Api }) {
+  const { api } = props;
+  const filters = useUrlFilters(FILTER_KEYS);
+  const applied = filters.applied;
+  const appliedKey = FILTER_KEYS.map((k) => applied[k]).join('\u0000');
+  const [draft, setDraft] = useState<Record<FilterKey, string>>(applied);
+  // Back, or a link to filtered messages, changes the URL: the form follows it.
+  useEffect(() => setDraft(applied), [appliedKey]);
+  const list = usePagedList<Message>(
+    (page) => {
       const query: Record<string, string> = { page: String(page), 'per-page': PER_PAGE };
-      for (const key of FILTER_KEYS) if (filters[key].trim() !== '') query[key] = filters[key].trim();
-      const { data, error, response } = await props.api.GET('/v1/sms/index', { params: { query } });
-      if (!live) return;
-      if (error !== undefined) return setError(errorText(error, response.status));
-      setError(undefined);
-      setRows(data);
-      setPages(pagination(response));
-    };
-    const loadSafely = () => load().catch(() => live && setError('The server could not be reached.'));
-    void loadSafely();
-    const timer = setInterval(() => void loadSafely(), 5000);
-    return () => {
-      live = false;
-      clearInterval(timer);
-    };
-  }, [props.api, filters, page]);
+      for (const key of FILTER_KEYS) if (applied[key] !== '') query[key] = applied[key];
+      return api.GET('/v1/sms/index', { params: { query } });
+    },
+    [api, appliedKey],
+    { refreshMs: 5000 },
+  );
 
-  const field = (key: keyof Filters) => ({
+  const field = (key: FilterKey) => ({
     value: draft[key],
     onInput: (e: { currentTarget: { value: string } }) => setDraft({ ...draft, [key]: e.currentTarget.value }),
   });
@@ -74,8 +60,7 @@ export function Messages(props: { api: MsgsvcClient }) {
         aria-label="Filters"
         onSubmit={(e) => {
           e.preventDefault();
-          setPage(1);
-          setFilters(draft);
+          filters.apply(draft);
         }}
       >
         <label>
@@ -107,14 +92,11 @@ export function Messages(props: { api: MsgsvcClient }) {
         </label>
         <button type="submit">Filter</button>
       </form>
-      {error !== undefined && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      {rows === undefined ? (
+      <ExportLink applied={applied} />
+      <ErrorLine error={list.error} />
+      {list.rows === undefined ? (
         <p role="status">Loading…</p>
-      ) : rows.length === 0 ? (
+      ) : list.rows.length === 0 ? (
         <p>No messages.</p>
       ) : (
         <div class="table-box">
@@ -131,13 +113,13 @@ export function Messages(props: { api: MsgsvcClient }) {
               </tr>
             </thead>
             <tbody>
-              {rows.map((m) => (
+              {list.rows.map((m) => (
                 <tr key={m.Id}>
                   <td data-label="Id">
-                    <a href={`#/messages/${m.Id}`}>{m.Id}</a>
+                    <a href={placeHref('messages', m.Id)}>{m.Id}</a>
                   </td>
-                  <td class="nowrap" data-label="Created">
-                    {m.DateCreated}
+                  <td data-label="Created">
+                    <When value={m.DateCreated} />
                   </td>
                   <td data-label="Direction">{m.Direction}</td>
                   <td class="nowrap" data-label="Number">
@@ -148,6 +130,12 @@ export function Messages(props: { api: MsgsvcClient }) {
                   </td>
                   <td data-label="Status" data-status={m.Status_Description}>
                     {m.Status_Description}
+                    {m.ErrorCode ? (
+                      <>
+                        <br />
+                        <ErrorCodeText api={api} code={m.ErrorCode} />
+                      </>
+                    ) : null}
                   </td>
                 </tr>
               ))}
@@ -155,17 +143,41 @@ export function Messages(props: { api: MsgsvcClient }) {
           </table>
         </div>
       )}
-      <nav class="pager" aria-label="Pages of messages">
-        <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-          Previous
-        </button>
-        <span>
-          Page {pages.page} of {Math.max(1, pages.pages)} ({pages.total} messages)
-        </span>
-        <button type="button" disabled={page >= pages.pages} onClick={() => setPage(page + 1)}>
-          Next
-        </button>
-      </nav>
+      <Pager list={list} noun="messages" />
     </>
+  );
+}
+
+/**
+ * Export: a link to sms/export with the log's filters as applied and an optional range of days
+ * (whole days in the service's time zone). The session's cookie authenticates the GET, so the
+ * browser downloads it as it streams, whatever its size.
+ */
+function ExportLink(props: { applied: Record<FilterKey, string> }) {
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const query = new URLSearchParams();
+  for (const key of FILTER_KEYS) if (props.applied[key] !== '') query.set(key, props.applied[key]);
+  if (from !== '') query.set('from', `${from} 00:00:00`);
+  if (to !== '') query.set('to', `${to} 23:59:59`);
+  const search = query.toString();
+  return (
+    <section class="export card" aria-labelledby="export-title">
+      <h2 id="export-title">Export as CSV</h2>
+      <p class="hint">The messages of the filters above, every page; optionally only those created from one day to another.</p>
+      <div class="export-row">
+        <label>
+          From day
+          <input type="date" value={from} max={to || undefined} onInput={(e) => setFrom(e.currentTarget.value)} />
+        </label>
+        <label>
+          To day
+          <input type="date" value={to} min={from || undefined} onInput={(e) => setTo(e.currentTarget.value)} />
+        </label>
+        <a class="button" href={`/v1/sms/export${search === '' ? '' : `?${search}`}`} download="messages.csv" data-testid="export">
+          Export CSV
+        </a>
+      </div>
+    </section>
   );
 }

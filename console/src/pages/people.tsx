@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import type { Api, User } from '../api.ts';
 import { ErrorLine, Pager, submit, usePagedList } from './list.tsx';
-import { ConfirmButton, ShownOnce } from './ui.tsx';
+import { ConfirmButton, ShownOnce, When } from './ui.tsx';
+import { focusHeading, Notice, useNotice } from './template-kit.tsx';
 
 type Role = User['Role'];
 
@@ -32,6 +33,7 @@ export function People(props: { api: Api }) {
   );
   const [invite, setInvite] = useState<{ email: string; url: string } | undefined>();
   const [error, setError] = useState<string | undefined>();
+  const { notice, say } = useNotice();
   const writable = api.can('users:write');
 
   /** Shows the InviteUrl of a users/create or users/reset answer. */
@@ -43,12 +45,16 @@ export function People(props: { api: Api }) {
     <>
       <h1>People</h1>
       <p class="hint">The people who sign in to this console, and what their role lets them do.</p>
+      <Notice notice={notice} />
       {invite !== undefined && (
         <ShownOnce
           title={`Invitation for ${invite.email}`}
           value={invite.url}
           warning="Send this link to them: it lets them choose a password once, within 72 hours. It is not shown again."
-          onDone={() => setInvite(undefined)}
+          onDone={() => {
+            setInvite(undefined);
+            focusHeading();
+          }}
         />
       )}
       {writable && (
@@ -75,11 +81,22 @@ export function People(props: { api: Api }) {
               </p>
               <p>
                 Role: <strong data-testid="role">{u.Role}</strong> · Two-factor: {u.TwoFactor === 1 ? 'on' : 'off'} · Last sign-in:{' '}
-                {u.DateLastSignIn ?? 'never'}
+                <When value={u.DateLastSignIn} empty="never" />
+              </p>
+              <p class="hint">
+                Added <When value={u.DateCreated} />
               </p>
               {writable && (
                 <div class="actions">
-                  <ChangeRole api={api} user={u} onDone={list.reload} setError={setError} />
+                  <ChangeRole
+                    api={api}
+                    user={u}
+                    onDone={(role) => {
+                      say(`${u.Email} is now ${role}.`);
+                      list.reload();
+                    }}
+                    setError={setError}
+                  />
                   <ConfirmButton
                     label="Reset password"
                     ariaLabel={`Reset the password of ${u.Email}`}
@@ -105,7 +122,17 @@ export function People(props: { api: Api }) {
                     question={`Remove ${u.Email} from this account? They are signed out at once and can no longer sign in.`}
                     confirm="Remove person"
                     onConfirm={() =>
-                      submit(() => api.call('DELETE', '/v1/users/delete', { query: { id: String(u.Id) } }), setError, list.reload)
+                      submit(
+                        () => api.call('DELETE', '/v1/users/delete', { query: { id: String(u.Id) } }),
+                        (e) => {
+                          setError(e);
+                          if (e !== undefined) say(`${u.Email} was not removed.`);
+                        },
+                        () => {
+                          say(`${u.Email} was removed from this account.`);
+                          list.reload();
+                        },
+                      )
                     }
                   />
                 </div>
@@ -120,7 +147,7 @@ export function People(props: { api: Api }) {
 }
 
 /** A role picker and Save (users/update with `Role`). */
-function ChangeRole(props: { api: Api; user: User; onDone: () => void; setError: (error: string | undefined) => void }) {
+function ChangeRole(props: { api: Api; user: User; onDone: (role: Role) => void; setError: (error: string | undefined) => void }) {
   const [role, setRole] = useState<Role>(props.user.Role);
   const id = `role-${props.user.Id}`;
   const roles = assignable(props.api);
@@ -135,7 +162,7 @@ function ChangeRole(props: { api: Api; user: User; onDone: () => void; setError:
         void submit(
           () => props.api.call('PUT', '/v1/users/update', { query: { id: String(props.user.Id) }, body: { Role: role } }),
           props.setError,
-          props.onDone,
+          () => props.onDone(role),
         );
       }}
     >

@@ -3,7 +3,8 @@ import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/bro
 import { errorText, type Api, type Passkey } from '../api.ts';
 import { createPasskey, passkeysSupported } from '../webauthn.ts';
 import { ErrorLine, submit } from './list.tsx';
-import { ConfirmButton, ShownOnce } from './ui.tsx';
+import { ConfirmButton, ShownOnce, When } from './ui.tsx';
+import { Notice, useNotice } from './template-kit.tsx';
 
 /**
  * Your security (docs/API.md §15, the console's own API): your password, two-factor sign-in (TOTP,
@@ -12,6 +13,7 @@ import { ConfirmButton, ShownOnce } from './ui.tsx';
  */
 export function Security(props: { api: Api; onChange: () => void }) {
   const user = props.api.session.User;
+  const { notice, say } = useNotice();
   if (user === null)
     return (
       <>
@@ -28,9 +30,10 @@ export function Security(props: { api: Api; onChange: () => void }) {
       <p class="hint">
         Signed in as <span class="text">{user.Email}</span> ({user.Role}).
       </p>
+      <Notice notice={notice} />
       <ChangePassword api={props.api} />
-      <TwoFactor api={props.api} on={user.TwoFactor === 1} onChange={props.onChange} />
-      <Passkeys api={props.api} />
+      <TwoFactor api={props.api} on={user.TwoFactor === 1} onChange={props.onChange} say={say} />
+      <Passkeys api={props.api} say={say} />
     </>
   );
 }
@@ -119,7 +122,7 @@ function QrCode(props: { uri: string }) {
 }
 
 /** Two-factor sign-in: enrol (2fa, then 2fa/confirm with a code: recovery codes shown once) or turn off (DELETE 2fa with a code). */
-function TwoFactor(props: { api: Api; on: boolean; onChange: () => void }) {
+function TwoFactor(props: { api: Api; on: boolean; onChange: () => void; say: (text: string) => void }) {
   const [setup, setSetup] = useState<{ Secret: string; Uri: string } | undefined>();
   const [code, setCode] = useState('');
   const [codes, setCodes] = useState<string[] | undefined>();
@@ -133,6 +136,7 @@ function TwoFactor(props: { api: Api; on: boolean; onChange: () => void }) {
         warning="Two-factor sign-in is on. Keep these 10 codes somewhere safe: each signs you in once instead of a code from your app, if you lose it. You will not see them again."
         onDone={() => {
           setCodes(undefined);
+          props.say('Two-factor sign-in is on.');
           props.onChange();
         }}
       >
@@ -175,6 +179,7 @@ function TwoFactor(props: { api: Api; on: boolean; onChange: () => void }) {
                 setError,
                 () => {
                   setCode('');
+                  props.say('Two-factor sign-in is off.');
                   props.onChange();
                 },
               )
@@ -258,7 +263,7 @@ function TwoFactor(props: { api: Api; on: boolean; onChange: () => void }) {
 }
 
 /** Your passkeys (/console/api/passkeys): listed, added (WebAuthn registration) and removed (asked twice). */
-function Passkeys(props: { api: Api }) {
+function Passkeys(props: { api: Api; say: (text: string) => void }) {
   const [rows, setRows] = useState<Passkey[] | undefined>();
   const [tick, setTick] = useState(0);
   const [name, setName] = useState('');
@@ -322,14 +327,24 @@ function Passkeys(props: { api: Api }) {
           {rows.map((p) => (
             <li key={p.Id} data-testid="passkey">
               <p>
-                <strong class="text">{p.Name}</strong> · added {p.DateCreated} · last used {p.DateLastUsed ?? 'never'}
+                <strong class="text">{p.Name}</strong> · added <When value={p.DateCreated} /> · last used{' '}
+                <When value={p.DateLastUsed} empty="never" />
               </p>
               <ConfirmButton
                 label="Remove"
                 ariaLabel={`Remove passkey ${p.Name}`}
                 question={`Remove the passkey “${p.Name}”? It will no longer sign you in.`}
                 confirm="Remove passkey"
-                onConfirm={() => submit(() => props.api.own('DELETE', `/console/api/passkeys?id=${p.Id}`), setError, reload)}
+                onConfirm={() =>
+                  submit(
+                    () => props.api.own('DELETE', `/console/api/passkeys?id=${p.Id}`),
+                    setError,
+                    () => {
+                      props.say(`The passkey “${p.Name}” was removed.`);
+                      reload();
+                    },
+                  )
+                }
               />
             </li>
           ))}

@@ -16,15 +16,29 @@ export function ConfirmButton(props: {
   confirm: string;
   onConfirm: () => unknown;
   disabled?: boolean;
+  /** The dismissing button's text, "Cancel" unless the action is itself a cancel (then e.g. "Keep it"). */
+  dismiss?: string;
 }) {
   const [asking, setAsking] = useState(false);
   const confirmRef = useRef<HTMLButtonElement>(null);
+  // Cancel removes the focused button: the focus goes back to the first one, never to <body>.
+  const askRef = useRef<HTMLButtonElement>(null);
+  const cancelled = useRef(false);
   useEffect(() => {
     if (asking) confirmRef.current?.focus();
+    else if (cancelled.current) askRef.current?.focus();
+    cancelled.current = false;
   }, [asking]);
   if (!asking)
     return (
-      <button type="button" class="secondary" aria-label={props.ariaLabel} disabled={props.disabled} onClick={() => setAsking(true)}>
+      <button
+        ref={askRef}
+        type="button"
+        class="secondary"
+        aria-label={props.ariaLabel}
+        disabled={props.disabled}
+        onClick={() => setAsking(true)}
+      >
         {props.label}
       </button>
     );
@@ -43,8 +57,15 @@ export function ConfirmButton(props: {
         >
           {props.confirm}
         </button>
-        <button type="button" class="secondary" onClick={() => setAsking(false)}>
-          Cancel
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => {
+            cancelled.current = true;
+            setAsking(false);
+          }}
+        >
+          {props.dismiss ?? 'Cancel'}
         </button>
       </div>
     </div>
