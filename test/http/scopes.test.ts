@@ -14,9 +14,7 @@ import { buildOpenApi } from '../../src/http/openapi.ts';
 import { CONTROLLERS } from '../../src/http/routes/index.ts';
 import { ALL_SCOPES, grants, RESOURCES, roleScopes, type Scope } from '../../src/domain/scopes.ts';
 import { loadConfig } from '../../src/config.ts';
-import { hashToken } from '../../src/domain/tokens.ts';
-import { generateToken } from '../../src/domain/accounts.ts';
-import type { TestApp } from '../helpers/app.ts';
+import { keyWith } from '../helpers/keys.ts';
 
 const FORBIDDEN = 'You are not allowed to perform this action.';
 
@@ -67,25 +65,6 @@ test('roles map to scopes as API.md §15.3 says', () => {
   assert.deepEqual(roleScopes('nobody'), []);
   assert.equal(ALL_SCOPES.length, 1 + RESOURCES.length * 2);
 });
-
-async function keyWith(ctx: TestApp, accountId: number, scopes: readonly string[]): Promise<string> {
-  const secret = generateToken();
-  const now = Math.floor(Date.now() / 1000);
-  await ctx.store.db
-    .insertInto('api_tokens')
-    .values({
-      account_id: accountId,
-      token_hash: hashToken(secret),
-      label: '',
-      name: 'scoped',
-      prefix: secret.slice(0, 8),
-      scopes: JSON.stringify(scopes),
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
-  return secret;
-}
 
 storeTest('for every operation: a key without its scope gets the 403 (before any 400), a key with it does not', async (t) => {
   const ctx = await buildTestApp(t, { MSGSVC_CARRIER: 'sandbox' });

@@ -22,7 +22,7 @@ const WEBHOOK_HELP: FieldHelp = {
       'This address is private, loopback (127.0.0.1, localhost), link-local or unspecified, or its name resolves to such an address: ' +
       "the server refuses it unless its operator allows private addresses (MSGSVC_WEBHOOK_ALLOW_PRIVATE=1). Give your receiver's public address.",
     'Url is not a valid URL.':
-      'Give a whole address that starts with http:// or https://, such as https:// followed by your server's address and path (at most 2,048 characters).',
+      'Give a whole address that starts with http:// or https://, such as https:// followed by the host and path of the receiver (at most 2,048 characters).',
     'Url cannot be blank.': 'Give the address the events are to be sent to.',
   },
   Events: {

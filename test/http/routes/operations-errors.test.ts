@@ -5,11 +5,10 @@
  * account; a credential is needed, with `sms:read`. On every store.
  */
 import assert from 'node:assert/strict';
-import { generateToken } from '../../../src/domain/accounts.ts';
-import { hashToken } from '../../../src/domain/tokens.ts';
-import { buildTestApp, type TestApp } from '../../helpers/app.ts';
+import { buildTestApp } from '../../helpers/app.ts';
 import { assertBody, assertError, call, WIRES } from '../../helpers/operations.ts';
 import { storeTest } from '../../helpers/stores.ts';
+import { keyWith } from '../../helpers/keys.ts';
 
 interface ErrorCodeRecord {
   Code: string;
@@ -40,25 +39,6 @@ const DOCUMENTED: Readonly<Record<string, 0 | 1>> = {
   '{state}:{err}': 1,
   '{reason}': 1,
 };
-
-async function keyWith(ctx: TestApp, accountId: number, scopes: readonly string[]): Promise<string> {
-  const secret = generateToken();
-  const now = Math.floor(Date.now() / 1000);
-  await ctx.store.db
-    .insertInto('api_tokens')
-    .values({
-      account_id: accountId,
-      token_hash: hashToken(secret),
-      label: '',
-      name: 'scoped',
-      prefix: secret.slice(0, 8),
-      scopes: JSON.stringify(scopes),
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
-  return secret;
-}
 
 storeTest(
   'errors/index: every ErrorCode with Code, Meaning, Final, ordered by Code, not paginated; JSON, XML, fields=, HEAD',

@@ -21,15 +21,14 @@ import { buildApp } from '../../../src/app.ts';
 import { createDemoAccount, type DemoAccount } from '../../../src/domain/demo.ts';
 import { recordMappers } from '../../../src/records/index.ts';
 import { createTimeFormat } from '../../../src/lib/time.ts';
-import { generateToken } from '../../../src/domain/accounts.ts';
 import { EXPORT_BATCH_ROWS } from '../../../src/domain/message-export.ts';
-import { hashToken } from '../../../src/domain/tokens.ts';
 import { migrateToLatest, openStore, type Store } from '../../../src/store/db.ts';
 import { insertPastMessage, type PastMessage } from '../../../src/store/repositories/message-log.ts';
 import { buildTestApp, testConfig, testDatabaseUrl, type TestApp } from '../../helpers/app.ts';
 import { assert422, assertError, call, fieldError, JSON_TYPE, XML_TYPE, type Wire } from '../../helpers/operations.ts';
 import { messageFromDb } from '../../helpers/sms.ts';
 import { storeTest } from '../../helpers/stores.ts';
+import { keyWith } from '../../helpers/keys.ts';
 
 const EXPORT = '/v1/sms/export';
 const CSV_TYPE = 'text/csv; charset=UTF-8';
@@ -149,26 +148,6 @@ async function indexIds(ctx: TestApp, demo: DemoAccount, query = ''): Promise<nu
     ids.push(...(JSON.parse(res.body) as { Id: number }[]).map((m) => m.Id));
     if (Number(res.headers['x-pagination-page-count']) <= page) return ids;
   }
-}
-
-/** A key of the account holding exactly `scopes`. */
-async function keyWith(ctx: TestApp, accountId: number, scopes: readonly string[]): Promise<string> {
-  const secret = generateToken();
-  const now = Math.floor(Date.now() / 1000);
-  await ctx.store.db
-    .insertInto('api_tokens')
-    .values({
-      account_id: accountId,
-      token_hash: hashToken(secret),
-      label: '',
-      name: 'scoped',
-      prefix: secret.slice(0, 8),
-      scopes: JSON.stringify(scopes),
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
-  return secret;
 }
 
 storeTest(
