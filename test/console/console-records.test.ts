@@ -102,6 +102,10 @@ test('console records: contacts, custom fields, groups and numbers, whole, in Ch
       await page.getByTestId('consent').getByText('No change of opt-out yet.').waitFor();
 
       // Edit: only the city changes, and only the city is sent.
+      // Cancel closes the form without a change, and the focus goes to the heading, not <body>.
+      await page.getByRole('button', { name: 'Edit contact' }).click();
+      await page.getByRole('form', { name: 'Edit contact' }).getByRole('button', { name: 'Cancel' }).click();
+      await until(async () => (await focused(page)).tag === 'H1', 'the focus on the heading after Cancel', 10_000);
       await page.getByRole('button', { name: 'Edit contact' }).click();
       const edit = page.getByRole('form', { name: 'Edit contact' });
       await edit.getByLabel('City').fill('Paris');

@@ -10,7 +10,7 @@ import type { components } from '../../../clients/typescript/src/index.ts';
 import { errorText, type Api } from '../api.ts';
 import { go, placeHref, usePlace } from '../route.ts';
 import { ErrorLine, Pager, usePagedList } from './list.tsx';
-import { ConfirmButton, When } from './ui.tsx';
+import { ConfirmButton, When, focusHeadingSoon } from './ui.tsx';
 import { EditContact } from './contact-form.tsx';
 import { ContactValues } from './contact-values.tsx';
 import {
@@ -74,7 +74,10 @@ export function ContactView(props: { api: Api; id: string }) {
             <EditContact
               api={api}
               contact={c}
-              onCancel={() => setEditing(false)}
+              onCancel={() => {
+                setEditing(false);
+                focusHeadingSoon();
+              }}
               onSaved={(saved) => {
                 setEditing(false);
                 say(saved === undefined ? 'Nothing changed.' : 'Saved.');

@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import { errorText, type Api } from '../api.ts';
 import { go, placeHref, usePlace } from '../route.ts';
 import { ErrorLine } from './list.tsx';
-import { ConfirmButton, When } from './ui.tsx';
+import { ConfirmButton, When, focusHeadingSoon } from './ui.tsx';
 import { count, forgetGroupName, GroupLink, leaveNotice, StatusLine, useRecord } from './contact-shared.tsx';
 import { GroupForm, keywordText, useKeywords } from './group-form.tsx';
 import { GroupMembers } from './group-members.tsx';
@@ -49,7 +49,10 @@ export function GroupView(props: { api: Api; id: string }) {
             <GroupForm
               api={api}
               group={g}
-              onCancel={() => setEditing(false)}
+              onCancel={() => {
+                setEditing(false);
+                focusHeadingSoon();
+              }}
               onSaved={(saved) => {
                 setEditing(false);
                 forgetGroupName(g.Id ?? 0);

@@ -168,3 +168,16 @@ export function toLocalInput(value: string | null | undefined): string {
   const m = RECORD_DATE.exec(value ?? '');
   return m ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6] ?? '00'}` : '';
 }
+
+/**
+ * After a form closes without a result (Cancel), the control that had the focus is gone: the
+ * focus goes back to the page's heading on the next frame, never to `<body>`.
+ */
+export function focusHeadingSoon(): void {
+  requestAnimationFrame(() => {
+    const heading = document.querySelector<HTMLElement>('main h1');
+    if (heading === null) return;
+    heading.tabIndex = -1;
+    heading.focus();
+  });
+}
