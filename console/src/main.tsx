@@ -27,6 +27,7 @@ import { Keywords } from './pages/keywords.tsx';
 import { MediaAndTemplates } from './pages/media.tsx';
 import { Webhooks } from './pages/webhooks.tsx';
 import { Numbers } from './pages/numbers.tsx';
+import { Ledger } from './pages/ledger.tsx';
 import { CustomFields } from './pages/custom-fields.tsx';
 import { Keys } from './pages/keys.tsx';
 import { People } from './pages/people.tsx';
@@ -49,6 +50,7 @@ interface PageEntry {
 
 const PAGES: readonly PageEntry[] = [
   { route: 'overview', label: 'Overview' },
+  { route: 'ledger', label: 'Credits', title: 'Credit ledger', scope: 'credits:read' },
   { route: 'messages', label: 'Messages', scope: 'sms:read', record: (id) => `Message ${id}` },
   { route: 'conversations', label: 'Conversations', scope: 'sms:read', record: (id) => `Conversation with ${id}` },
   { route: 'compose', label: 'Compose', scope: 'sms:write' },
@@ -154,6 +156,7 @@ function App() {
   else if (page === 'scheduled') content = <ScheduledMessages api={api} />;
   else if (page === 'contacts') content = <Contacts api={api} />;
   else if (page === 'fields') content = <CustomFields api={api} />;
+  else if (page === 'ledger') content = <Ledger api={api} />;
   else if (page === 'numbers') content = <Numbers api={api} />;
   else if (page === 'groups') content = <Groups api={api} />;
   else if (page === 'keywords') content = <Keywords api={api} />;

@@ -174,7 +174,10 @@ export function buildCli(shell: ProcessShell): Command {
             if (!Number.isSafeInteger(next)) throw new CliError(`the balance would be ${next}, beyond ±${Number.MAX_SAFE_INTEGER}`);
             if (next < 0)
               throw new CliError(`the balance would be ${next}: AvailableCredits cannot go below zero (available: ${available})`);
-            return accounts.changeCredits(tx, opts.account, opts.amount, mode, nowSeconds());
+            return accounts.changeCredits(tx, opts.account, opts.amount, mode, nowSeconds(), {
+              type: mode === 'add' && opts.amount > 0 ? 'topup' : 'adjustment',
+              note: `msgsvc credits ${mode}`,
+            });
           });
         });
         out({ AvailableCredits: balance });

@@ -625,7 +625,8 @@ export class Dispatcher {
       store,
       async (tx) => {
         for (const k of Object.keys(counts) as (keyof typeof counts)[]) counts[k] = 0;
-        const refunds = new Map<number, number>();
+        // Refunds by account, then by reference: one ledger entry per batch (API.md §10.1.1), one per message outside a batch.
+        const refunds = new Map<number, Map<string, number>>();
         // The Sent ones (nearly all) in one statement; the released in one; the rest one by one.
         const sent: dispatch.SentItem[] = [];
         const release: number[] = [];
@@ -661,7 +662,10 @@ export class Dispatcher {
             else {
               if (o.statusId === LOG_STATUS.FAILED) counts.failed++;
               else counts.rejected++;
-              refunds.set(ended.account_id, (refunds.get(ended.account_id) ?? 0) + ended.credits);
+              let mine = refunds.get(ended.account_id);
+              if (!mine) refunds.set(ended.account_id, (mine = new Map<string, number>()));
+              const reference = ended.batch_id === null ? `message:${m.id}` : `batch:${ended.batch_id}`;
+              mine.set(reference, (mine.get(reference) ?? 0) + ended.credits);
               changed.push(m);
             }
           }
@@ -670,8 +674,8 @@ export class Dispatcher {
         // Receipts that came before this Sent was committed (after the Sent events: Sent, then Delivered).
         counts.receipts = await applyParkedReceipts(tx, [...written], nowSeconds);
         // In account order, so that two dispatchers refunding the same accounts never deadlock.
-        for (const [accountId, credits] of [...refunds].sort((x, y) => x[0] - y[0]))
-          await refundCredits(tx, accountId, credits, nowSeconds);
+        for (const [accountId, mine] of [...refunds].sort((x, y) => x[0] - y[0]))
+          for (const [reference, credits] of mine) await refundCredits(tx, accountId, credits, nowSeconds, reference);
       },
       { immediate: true },
     );

@@ -242,10 +242,10 @@ export class Scheduler {
             const reason = blocked.get(m.id);
             if (reason === undefined) {
               const cost = (await personalise(tx, deps, accountId, m.mobile_phone, m.message, m.type_id, m.shorten_links === 1)).credits;
-              if (await debitCredits(tx, accountId, cost, nowSeconds)) {
+              if (await debitCredits(tx, accountId, cost, nowSeconds, `scheduled:${m.id}`)) {
                 if (await scheduled.markChecked(tx, m.id, token, 3, cost, m.scheduled_at * 1000, '')) counts.approved++;
                 else {
-                  await refundCredits(tx, accountId, cost, nowSeconds);
+                  await refundCredits(tx, accountId, cost, nowSeconds, `scheduled:${m.id}`);
                   counts.lost++;
                 }
                 continue;
@@ -334,9 +334,10 @@ export class Scheduler {
     const p = await personalise(tx, deps, accountId, m.mobile_phone, m.message, m.type_id, m.shorten_links === 1);
     const reserved = m.reserved_credits;
     let rejected = false;
-    if (p.credits < reserved) await refundCredits(tx, accountId, reserved - p.credits, nowSeconds);
-    else if (p.credits > reserved && !(await debitCredits(tx, accountId, p.credits - reserved, nowSeconds))) {
-      await refundCredits(tx, accountId, reserved, nowSeconds);
+    const reference = `scheduled:${m.id}`;
+    if (p.credits < reserved) await refundCredits(tx, accountId, reserved - p.credits, nowSeconds, reference);
+    else if (p.credits > reserved && !(await debitCredits(tx, accountId, p.credits - reserved, nowSeconds, reference))) {
+      await refundCredits(tx, accountId, reserved, nowSeconds, reference);
       rejected = true;
     }
     const message = await insertMessage(

@@ -147,7 +147,7 @@ export async function createDemoAccount(
   const accountName = name ?? `Demo account ${new Date(now * 1000).toISOString().slice(0, 19).replace('T', ' ')}`;
   const seeded = await inTransaction(store, async (tx) => {
     const accountId = await accounts.createAccount(tx, accountName, now);
-    await accounts.changeCredits(tx, accountId, 2500, 'set', now);
+    await accounts.changeCredits(tx, accountId, 2500, 'set', now, { type: 'topup', note: 'Demo account' });
     const contactDigits: string[] = [];
     for (const n of DEMO_NUMBERS) {
       await numbers.insertNumber(tx, accountId, n.number, n.status, n.blockedDaysAgo ? now - n.blockedDaysAgo * day : null, now);
@@ -367,12 +367,13 @@ export function demoHistory(contactDigits: readonly string[], now: number): Demo
 async function insertDemoHistory(tx: Db, accountId: number, contactDigits: readonly string[], now: number): Promise<void> {
   const history = demoHistory(contactDigits, now);
   const kept = history.filter((m) => m.statusId !== LOG_STATUS.FAILED).reduce((sum, m) => sum + m.credits, 0);
-  await accounts.changeCredits(tx, accountId, kept, 'add', now);
+  await accounts.changeCredits(tx, accountId, kept, 'add', now, { type: 'adjustment', note: 'Demo history' });
   for (const m of history) {
-    if (m.credits > 0 && !(await credits.debitCredits(tx, accountId, m.credits, now)))
-      throw new Error('demo history: the balance cannot pay for its messages');
-    await messageLog.insertPastMessage(tx, accountId, { ...m, typeId: 1 }, m.createdAt);
-    if (m.statusId === LOG_STATUS.FAILED) await credits.refundCredits(tx, accountId, m.credits, now);
+    const balance = m.credits > 0 ? await credits.takeCredits(tx, accountId, m.credits, now) : 0;
+    if (balance === undefined) throw new Error('demo history: the balance cannot pay for its messages');
+    const id = await messageLog.insertPastMessage(tx, accountId, { ...m, typeId: 1 }, m.createdAt);
+    if (m.credits > 0) await credits.recordLedgerEntry(tx, accountId, now, 'spend', -m.credits, balance, `message:${id}`);
+    if (m.statusId === LOG_STATUS.FAILED) await credits.refundCredits(tx, accountId, m.credits, now, `message:${id}`);
   }
 }
 

@@ -148,7 +148,7 @@ async function generate(store: Store, options: GenerateOptions, onProgress: (p: 
 
   const accountId = await inTransaction(store, async (tx) => {
     const id = await accounts.createAccount(tx, name, now);
-    await accounts.changeCredits(tx, id, 1_000_000, 'set', now);
+    await accounts.changeCredits(tx, id, 1_000_000, 'set', now, { type: 'topup', note: 'Load test account' });
     await numbers.insertNumber(tx, id, '55155', 0, null, now);
     await numbers.insertNumber(tx, id, '15550100001', 0, null, now);
     await numbers.insertNumber(tx, id, '15550100002', 1, null, now);

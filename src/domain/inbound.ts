@@ -337,7 +337,8 @@ async function autoreply(
 ): Promise<MessageRow> {
   const cost = messageCost(1, a.text, deps.prices);
   let reason = a.blocked;
-  if (reason === undefined && !(await credits.debitCredits(tx, accountId, cost.credits, a.now))) reason = AUTOREPLY_REJECTED.NO_CREDITS;
+  const balance = reason === undefined ? await credits.takeCredits(tx, accountId, cost.credits, a.now) : undefined;
+  if (reason === undefined && balance === undefined) reason = AUTOREPLY_REJECTED.NO_CREDITS;
   const message = await log.insertMessage(
     tx,
     accountId,
@@ -359,6 +360,9 @@ async function autoreply(
   );
   // API.md §14.3.5: a keyword's autoreply answers a text just received: quiet hours never hold it.
   if (reason === undefined) {
+    // Its ledger entry, now that the message's id is known (API.md §10.1.1).
+    if (balance !== undefined && cost.credits > 0)
+      await credits.recordLedgerEntry(tx, accountId, a.now, 'spend', -cost.credits, balance, `message:${message.id}`);
     await markNeverHeld(tx, accountId, message.id);
     return message;
   }

@@ -258,7 +258,8 @@ export async function sendMessage(deps: MessagingDeps, accountId: number, input:
     store,
     async (tx) => {
       // The debit is the transaction's first statement (on SQLite it takes the write lock at once).
-      if (!(await credits.debitCredits(tx, accountId, sent.credits, now))) {
+      const balance = await credits.takeCredits(tx, accountId, sent.credits, now);
+      if (balance === undefined) {
         const available = await accounts.getCredits(tx, accountId);
         throw new ValidationFailedError([{ field: 'Message', message: notEnoughCreditsMessage(sent.credits, available) }]);
       }
@@ -282,6 +283,8 @@ export async function sendMessage(deps: MessagingDeps, accountId: number, input:
         },
         now,
       );
+      // Its ledger entry, now that the message's id is known (API.md §10.1.1).
+      if (sent.credits > 0) await credits.recordLedgerEntry(tx, accountId, now, 'spend', -sent.credits, balance, `message:${row.id}`);
       if (sent.links.length === 0) return row;
       // A code clash (never, in practice) rewrites the stored text: then read it back.
       return (await storeLinks(tx, accountId, row.id, sent.links, now)) ? (await log.findMessage(tx, accountId, row.id))! : row;
@@ -410,7 +413,7 @@ export async function sendGroupMessage(deps: MessagingDeps, accountId: number, i
         now,
       );
       const total = recipients * cost.credits;
-      if (!(await credits.debitCredits(tx, accountId, total, now))) {
+      if (!(await credits.debitCredits(tx, accountId, total, now, `batch:${batchId}`))) {
         const available = await accounts.getCredits(tx, accountId);
         throw new ValidationFailedError([{ field: 'Message', message: notEnoughCreditsMessage(total, available) }]);
       }
@@ -452,7 +455,7 @@ async function queuePersonalised(
     rows[i] = { mobilePhone: c.number, message: p.message, segments: p.segments, credits: p.credits };
     if (p.links.length > 0) links[i] = p.links;
   }
-  if (!(await credits.debitCredits(tx, accountId, total, shared.now))) {
+  if (!(await credits.debitCredits(tx, accountId, total, shared.now, `batch:${shared.batchId}`))) {
     const available = await accounts.getCredits(tx, accountId);
     throw new ValidationFailedError([{ field: 'Message', message: notEnoughCreditsMessage(total, available) }]);
   }

@@ -160,5 +160,6 @@ export async function sendableTemplate(db: Parameters<typeof media.templateHasMe
 export async function recheckScheduledWithoutMedia(tx: Db, accountId: number, clock: Clock): Promise<void> {
   await scheduled.lockCredits(tx, accountId);
   const released = await scheduled.recheckWithoutMedia(tx, accountId, clock.nowMs());
-  if (released > 0) await refundCredits(tx, accountId, released, clock.nowSeconds());
+  if (released > 0)
+    await refundCredits(tx, accountId, released, clock.nowSeconds(), '', 'Scheduled MMS without media: reservations released');
 }

@@ -437,7 +437,7 @@ export async function updateScheduled(deps: ScheduleDeps, accountId: number, id:
       const updated = await scheduled.rewriteScheduled(tx, accountId, row.id, fields, deps.clock.nowMs());
       // Sent or cancelled between the read and the write (PostgreSQL): it is gone.
       if (!updated) throw new NotFoundError(id);
-      await refundCredits(tx, accountId, row.reserved_credits ?? 0, deps.clock.nowSeconds());
+      await refundCredits(tx, accountId, row.reserved_credits ?? 0, deps.clock.nowSeconds(), `scheduled:${row.id}`);
       return updated;
     },
     { immediate: true },
@@ -457,7 +457,7 @@ export async function cancelScheduled(deps: Pick<ScheduleDeps, 'store' | 'clock'
       const n = await loadOr404(id, (n) => Promise.resolve(n));
       const reserved = await scheduled.deleteScheduled(tx, accountId, n);
       if (reserved === undefined) throw new NotFoundError(id);
-      await refundCredits(tx, accountId, reserved, deps.clock.nowSeconds());
+      await refundCredits(tx, accountId, reserved, deps.clock.nowSeconds(), `scheduled:${n}`);
     },
     { immediate: true },
   );

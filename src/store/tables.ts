@@ -21,6 +21,22 @@ export interface CreditBalancesTable {
   updated_at: Epoch;
 }
 
+/** One change of an account's balance (migration 021, API.md §10.1.1); the sum of an account's `amount`s is its balance. */
+export interface CreditLedgerTable {
+  id: Id;
+  account_id: number;
+  created_at: Epoch;
+  /** `topup`, `spend`, `refund`, `transfer_in`, `transfer_out` or `adjustment`. */
+  type: string;
+  /** Signed: what the change added to the balance. */
+  amount: number;
+  /** The balance after the change. */
+  balance: number;
+  /** `message:{Id}`, `batch:{Id}`, `scheduled:{Id}`, `account:{Id}` or `''`. */
+  reference: string;
+  note: string;
+}
+
 export interface ApiTokensTable {
   id: Id;
   account_id: number;
@@ -382,6 +398,7 @@ export interface MmsTemplateMediaTable {
 export interface Database {
   accounts: AccountsTable;
   credit_balances: CreditBalancesTable;
+  credit_ledger: CreditLedgerTable;
   api_tokens: ApiTokensTable;
   users: UsersTable;
   user_recovery_codes: UserRecoveryCodesTable;
@@ -564,6 +581,7 @@ export interface AccountSettingsTable {
 export const TABLES = [
   'accounts',
   'credit_balances',
+  'credit_ledger',
   'api_tokens',
   'account_numbers',
   'contacts',

@@ -19,6 +19,7 @@ import { checkPage, signIn, startConsole, until } from './browser.ts';
 /** Every page of the navigation: its route, its link's text and its title (before ` · msgsvc console`). */
 const PAGES: readonly { route: string; link: string; title: string }[] = [
   { route: 'overview', link: 'Overview', title: 'Overview' },
+  { route: 'ledger', link: 'Credits', title: 'Credit ledger' },
   { route: 'messages', link: 'Messages', title: 'Messages' },
   { route: 'conversations', link: 'Conversations', title: 'Conversations' },
   { route: 'compose', link: 'Compose', title: 'Compose' },

@@ -20,7 +20,9 @@ import { sendGroupMessage } from '../../src/domain/messages.ts';
 import { systemClock } from '../../src/lib/time.ts';
 import { recordMappers } from '../../src/records/index.ts';
 import { createTimeFormat } from '../../src/lib/time.ts';
-import { migrateToLatest, openStore, type Store } from '../../src/store/db.ts';
+import { inTransaction, migrateToLatest, openStore, type Store } from '../../src/store/db.ts';
+import { changeCredits } from '../../src/store/repositories/accounts.ts';
+import { assertLedgerAddsUp } from '../helpers/ledger.ts';
 import { testDatabaseUrl } from '../helpers/app.ts';
 import { storeTest } from '../helpers/stores.ts';
 import { parseDatabaseUrl } from '../../src/config.ts';
@@ -75,7 +77,8 @@ async function queue(store: Store, members: number, message: string): Promise<Qu
       .values(ids.map((r) => ({ account_id: accountId, group_id: groupId, contact_id: r.id })))
       .execute();
   }
-  await db.updateTable('credit_balances').set({ available_credits: 100_000 }).where('account_id', '=', accountId).execute();
+  // As `msgsvc credits set` does: with its ledger entry.
+  await inTransaction(store, (tx) => changeCredits(tx, accountId, 100_000, 'set', systemClock.nowSeconds()));
   const batch = await sendGroupMessage(
     { store, clock: systemClock, prices: { smsSegmentCredits: 1, mmsCredits: 3 }, region: 'US' },
     accountId,
@@ -187,6 +190,8 @@ storeTest(
       assert.equal(w.child.signalCode, 'SIGKILL');
       const j = readJournals([journal]);
       t.diagnostic(`round ${round}: killed after ${j.perFile[0]} submits so far`);
+      // Across the kill: every account's ledger adds up to its balance (API.md §10.1.1).
+      await assertLedgerAddsUp(store, `after kill ${round}`);
     }
     const rows = await messagesOf(store, q.batchId);
     assert.ok(
@@ -227,6 +232,7 @@ storeTest(
       ).available_credits,
     );
     assert.equal(balance, q.initial - spent + refunded, 'the balance is exact');
+    await assertLedgerAddsUp(store, 'after the restart');
     // The carrier saw every message that was not Rejected, Rejected ones never; twice only within one batch per kill.
     for (const m of final) {
       const n = counts.get(m.id) ?? 0;
@@ -284,6 +290,8 @@ storeTest('two msgsvc worker processes on one database: each message submitted e
   await Promise.all(workers.map((w) => w.exited));
   const { counts, perFile } = readJournals(journals);
   const final = await messagesOf(store, q.batchId);
+  // Two dispatchers refunding concurrently: every account's ledger adds up to its balance.
+  await assertLedgerAddsUp(store, 'after two workers');
   for (const m of final)
     assert.equal(
       counts.get(m.id) ?? 0,

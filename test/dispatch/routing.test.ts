@@ -88,7 +88,7 @@ async function queue(
   options: { mms?: boolean; template?: number | null } = {},
 ): Promise<number> {
   const credits = options.mms ? 3 : 1;
-  assert.ok(await debitCredits(ctx.store.db, demo.account.id, credits, 0));
+  assert.ok(await debitCredits(ctx.store.db, demo.account.id, credits, 0, ''));
   const row = await insertMessage(
     ctx.store.db,
     demo.account.id,

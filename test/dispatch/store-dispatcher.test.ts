@@ -262,7 +262,7 @@ storeTest('MMS: Failed NO_MMS_ROUTE (refunded) on a carrier without MMS; the san
   const start = await balanceOf(ctx, demo.account.id);
   // sms/send cannot make an MMS before templates (API.md §10.7): written as it will be, with its debit.
   const mms = async () => {
-    await debitCredits(ctx.store.db, demo.account.id, 3, 0);
+    await debitCredits(ctx.store.db, demo.account.id, 3, 0, '');
     return (
       await insertMessage(
         ctx.store.db,

@@ -298,6 +298,7 @@ export async function snapshotAccount(ctx: TestApp, accountId: number): Promise<
     'custom_field_entries',
     'scheduled_messages',
     'keyword_reservations',
+    'credit_ledger',
   ] as const;
   const out: Record<string, unknown[]> = {};
   // Ordered explicitly: PostgreSQL may return rows in another physical order after an update.

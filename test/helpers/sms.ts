@@ -13,6 +13,8 @@ import { createManualClock, systemClock, type ManualClock } from '../../src/lib/
 import { Dispatcher, type DispatcherOptions } from '../../src/dispatch/dispatcher.ts';
 import { createSandboxCarrier, type SandboxCarrier } from '../../src/dispatch/sandbox.ts';
 import type { Carrier } from '../../src/dispatch/carrier.ts';
+import { inTransaction } from '../../src/store/db.ts';
+import { changeCredits } from '../../src/store/repositories/accounts.ts';
 
 /** API.md §10.6 status table. */
 export const LOG_STATUS: Record<number, string> = {
@@ -83,8 +85,9 @@ export async function balanceOf(ctx: TestApp, accountId: number): Promise<number
   return Number(r.available_credits);
 }
 
-export async function setBalance(ctx: TestApp, accountId: number, credits: number): Promise<void> {
-  await ctx.store.db.updateTable('credit_balances').set({ available_credits: credits }).where('account_id', '=', accountId).execute();
+/** Sets the balance as `msgsvc credits set` does: with its ledger entry, in one transaction. */
+export async function setBalance(ctx: Pick<TestApp, 'store'>, accountId: number, credits: number): Promise<void> {
+  await inTransaction(ctx.store, (tx) => changeCredits(tx, accountId, credits, 'set', Math.floor(Date.now() / 1000)));
 }
 
 /** Sets OptedOut of the account's contact with these digits (directly: API.md §11.5 STOP is another change). */

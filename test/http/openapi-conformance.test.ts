@@ -397,6 +397,9 @@ async function replayAll(s: Session): Promise<void> {
   // Reads.
   await read(s, '/v1/numbers/index', 'per-page=2&page=2', 'Number');
   await read(s, '/v1/credits/balance', '', 'AvailableCredits');
+  await read(s, '/v1/credits/ledger', 'per-page=2', 'Id,Amount,Balance');
+  await read(s, '/v1/credits/ledger', 'Type=topup&from=2020-01-01%2000:00:00', 'Type,Reference');
+  await s.run({ method: 'GET', url: '/v1/credits/ledger?Type=gift', status: 422 });
   await read(s, '/v1/sms/single-schedule-messages', '', 'Id,DateTime');
   await read(s, '/v1/contacts/index', 'per-page=3&OptedOut=0', 'Id,GroupIds');
   await s.run({ method: 'GET', url: '/v1/contacts/index?OptedOut=7', status: 422 });

@@ -63,7 +63,7 @@ const CONTROLLER_TABLES: Readonly<Record<string, readonly string[]>> = {
   account: ['account_settings', 'messages'],
   // scheduled_messages: schedule, update-scheduled, cancel-scheduled (API.md §10.6); message_links:
   // ShortenLinks (API.md §14.4); conversations: kept with every message, and sms/mark-read.
-  sms: ['messages', 'batches', 'credit_balances', 'scheduled_messages', 'message_links', 'conversations'],
+  sms: ['messages', 'batches', 'credit_balances', 'credit_ledger', 'scheduled_messages', 'message_links', 'conversations'],
   // webhook_deliveries: an OptedOut set through the API is an API.md §12.1 event (contact.opted_out);
   // contact_consent: and an entry of the consent ledger (API.md §14.4).
   contacts: ['contacts', 'group_members', 'custom_field_entries', 'webhook_deliveries', 'contact_consent'],
@@ -72,14 +72,24 @@ const CONTROLLER_TABLES: Readonly<Record<string, readonly string[]>> = {
   'custom-contact-fields-entry': ['custom_field_entries'],
   keyword: ['keyword_reservations', 'groups'],
   // API.md §11.5, §11.2: inbound texts, contacts opted out or created, keyword groups joined, autoreplies paid.
-  sandbox: ['messages', 'contacts', 'group_members', 'groups', 'credit_balances', 'webhook_deliveries', 'conversations', 'contact_consent'],
+  sandbox: [
+    'messages',
+    'contacts',
+    'group_members',
+    'groups',
+    'credit_balances',
+    'credit_ledger',
+    'webhook_deliveries',
+    'conversations',
+    'contact_consent',
+  ],
   // API.md §12.4: webhooks CRUD; redeliver requeues a delivery.
   webhooks: ['webhooks', 'webhook_deliveries'],
   // API.md §10.7: uploads and deletes (a delete also leaves the templates); templates CRUD. A
   // template that loses its last medium (or is deleted) sends the scheduled MMS naming it back to
   // Pending, releasing what they had reserved.
-  media: ['media', 'media_chunks', 'mms_template_media', 'scheduled_messages', 'credit_balances'],
-  'mms-templates': ['mms_templates', 'mms_template_media', 'scheduled_messages', 'credit_balances'],
+  media: ['media', 'media_chunks', 'mms_template_media', 'scheduled_messages', 'credit_balances', 'credit_ledger'],
+  'mms-templates': ['mms_templates', 'mms_template_media', 'scheduled_messages', 'credit_balances', 'credit_ledger'],
   // API.md §15.2: keys CRUD and roll; a deleted key's console sessions end with it.
   keys: ['api_tokens', 'sessions'],
   // API.md §15.3: people CRUD and reset; a removed or reset person's sessions end.

@@ -33,6 +33,7 @@ import { deliveryRecord, webhookRecord, type DeliveryRow, type WebhookRow } from
 import { keyRecord, type KeyRow } from '../../src/records/keys.ts';
 import { userRecord, type UserRow } from '../../src/records/users.ts';
 import { auditEntryRecord, type AuditEntryRow } from '../../src/records/audit.ts';
+import { ledgerEntryRecord, type LedgerEntryRow } from '../../src/records/credits.ts';
 import { smsPreviewRecord } from '../../src/records/preview.ts';
 import { conversationRecord } from '../../src/records/conversations.ts';
 import { trackedLinkRecord, type LinkRow } from '../../src/records/links.ts';
@@ -193,6 +194,19 @@ const auditRow: fc.Arbitrary<AuditEntryRow> = fc.record({
   request_id: text,
 });
 const toAudit = auditEntryRecord(createTimeFormat('UTC'));
+
+// API.md §10.1.1: credit ledger entries (signed amounts).
+const ledgerRow: fc.Arbitrary<LedgerEntryRow> = fc.record({
+  id,
+  account_id: id,
+  created_at: epoch,
+  type: fc.constantFrom('topup', 'spend', 'refund', 'transfer_in', 'transfer_out', 'adjustment'),
+  amount: fc.integer({ min: -(2 ** 40), max: 2 ** 40 }),
+  balance: fc.integer({ min: 0, max: 2 ** 40 }),
+  reference: text,
+  note: text,
+});
+const toLedger = ledgerEntryRecord(createTimeFormat('UTC'));
 
 // API.md §12: webhooks and deliveries.
 const webhookRow: fc.Arbitrary<WebhookRow> = fc.record({
@@ -372,6 +386,7 @@ const BODIES: Record<string, fc.Arbitrary<unknown>> = {
   '/v1/users/reset': fc.tuple(userRow, text).map(([r, url]) => ({ ...toUser(r), InviteUrl: url })),
   // API.md §15.5: the audit log.
   '/v1/audit/index': fc.array(auditRow, { maxLength: 5 }).map((rows) => rows.map(toAudit)),
+  '/v1/credits/ledger': fc.array(ledgerRow, { maxLength: 5 }).map((rows) => rows.map(toLedger)),
   // API.md §10.9.2: the ErrorCode list (the real one, and arbitrary texts).
   '/v1/errors/index': fc.oneof(
     fc.constant(ERROR_CODES.map(errorCodeRecord)),

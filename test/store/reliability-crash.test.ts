@@ -19,6 +19,7 @@ import { recordMappers } from '../../src/records/index.ts';
 import { createTimeFormat } from '../../src/lib/time.ts';
 import { migrateToLatest, openStore } from '../../src/store/db.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/net.ts';
+import { assertLedgerAddsUp } from '../helpers/ledger.ts';
 import { storeTest } from '../helpers/stores.ts';
 
 const ROUNDS = 3;
@@ -206,6 +207,13 @@ storeTest(
       const res = await fetch(`${server.url}/v1/credits/balance?access_token=${encodeURIComponent(demo.token)}`);
       assert.equal(res.status, 200, 'the restarted server serves');
       check(dbPath, round, writers, previous);
+      // Across the kill: every account's credit ledger adds up to its balance (API.md §10.1.1).
+      const store = openStore({ kind: 'sqlite', path: dbPath });
+      try {
+        await assertLedgerAddsUp(store, `round ${round}`);
+      } finally {
+        await store.close();
+      }
       t.diagnostic(`round ${round}: ${acks} acknowledged writes, ${inFlight} in flight at the kill`);
     }
     await server.stop('SIGTERM');

@@ -53,6 +53,11 @@ export const RECORDS: Readonly<Record<string, Shape>> = {
   "CreditBalance": {
     "AvailableCredits": "int"
   },
+  "LedgerEntry": {
+    "Id": "int",
+    "Amount": "int",
+    "Balance": "int"
+  },
   "CustomField": {
     "Id": "int",
     "Value": [
@@ -233,6 +238,9 @@ export const RESPONSES: Readonly<Record<string, Shape>> = {
     "#Number"
   ],
   "GET /v1/credits/balance 200": "#CreditBalance",
+  "GET /v1/credits/ledger 200": [
+    "#LedgerEntry"
+  ],
   "GET /v1/account/settings 200": "#AccountSettings",
   "PUT /v1/account/settings 200": "#AccountSettings",
   "PATCH /v1/account/settings 200": "#AccountSettings",

@@ -1,5 +1,6 @@
 import { prepareQuery } from '../prepared.ts';
 import type { Db } from '../types.ts';
+import { recordLedgerEntry, type LedgerType } from './credits.ts';
 
 /** Accounts, their API tokens and their credit balance. Every function takes the db (or a transaction) first. */
 
@@ -89,15 +90,36 @@ export async function getCredits(db: Db, accountId: number): Promise<number> {
   return row ? Number(row.available_credits) : 0;
 }
 
-/** Sets (`mode: 'set'`) or adds to (`'add'`) the balance; returns the new balance. */
-export async function changeCredits(db: Db, accountId: number, amount: number, mode: 'set' | 'add', now: number): Promise<number> {
-  await db
+/**
+ * Sets (`mode: 'set'`) or adds to (`'add'`) the balance, with its ledger entry (API.md §10.1.1; none
+ * when the balance does not change): by default a `topup` for an addition, an `adjustment` for a
+ * set. Run it in a transaction: the read of a `set` and its write must see the same balance.
+ * @returns the new balance.
+ */
+export async function changeCredits(
+  db: Db,
+  accountId: number,
+  amount: number,
+  mode: 'set' | 'add',
+  now: number,
+  entry: { type?: LedgerType; reference?: string; note?: string } = {},
+): Promise<number> {
+  const before = mode === 'set' ? await getCredits(db, accountId) : 0;
+  const row = await db
     .updateTable('credit_balances')
     .set((eb) => ({
       available_credits: mode === 'set' ? amount : eb('available_credits', '+', amount),
       updated_at: now,
     }))
     .where('account_id', '=', accountId)
-    .execute();
-  return getCredits(db, accountId);
+    .returning('available_credits')
+    .executeTakeFirst();
+  if (!row) return 0;
+  const balance = Number(row.available_credits);
+  const change = mode === 'set' ? amount - before : amount;
+  if (change !== 0) {
+    const type = entry.type ?? (mode === 'add' ? (change > 0 ? 'topup' : 'adjustment') : 'adjustment');
+    await recordLedgerEntry(db, accountId, now, type, change, balance, entry.reference ?? '', entry.note ?? '');
+  }
+  return balance;
 }

@@ -195,12 +195,12 @@ const ended = prepareQuery((db, id: number, token: string, statusId: number, err
     .set({ status_id: statusId, error_code: errorCode, due_at: null, lease_token: null })
     .where('id', '=', id)
     .where('lease_token', '=', token)
-    .returning(['account_id', 'credits']),
+    .returning(['account_id', 'credits', 'batch_id']),
 );
 
 /**
  * Ends a held message Failed (5) or Rejected (6) with `errorCode`, if `token` still holds it.
- * @returns its account and credits (to refund, in the same transaction), or undefined when the lease was lost.
+ * @returns its account, credits and batch (to refund, in the same transaction), or undefined when the lease was lost.
  */
 export async function markEnded(
   db: Db,
@@ -208,9 +208,9 @@ export async function markEnded(
   token: string,
   statusId: 5 | 6,
   errorCode: string,
-): Promise<Pick<Row<'messages'>, 'account_id' | 'credits'> | undefined> {
+): Promise<Pick<Row<'messages'>, 'account_id' | 'credits' | 'batch_id'> | undefined> {
   const row = await ended.first(db, id, token, statusId, errorCode);
-  return row ? { account_id: row.account_id, credits: Number(row.credits) } : undefined;
+  return row ? { account_id: row.account_id, credits: Number(row.credits), batch_id: row.batch_id } : undefined;
 }
 
 const retry = prepareQuery((db, id: number, token: string, dueAt: number) =>

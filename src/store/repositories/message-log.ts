@@ -381,9 +381,10 @@ export interface PastMessage extends Omit<NewMessage, 'dueAt' | 'batchId' | 'sch
  * Adds a message in a final state (Delivered, Undelivered, Failed, Rejected or Received) created at
  * `createdAt` (epoch seconds): no `due_at`, lease or receipt, so neither the dispatcher nor the
  * receipt loop ever takes it. The caller debits (and for Failed or Rejected refunds) its credits.
+ * @returns its id.
  */
-export async function insertPastMessage(db: Db, accountId: number, m: PastMessage, createdAt: number): Promise<void> {
-  await db
+export async function insertPastMessage(db: Db, accountId: number, m: PastMessage, createdAt: number): Promise<number> {
+  const row = await db
     .insertInto('messages')
     .values({
       account_id: accountId,
@@ -410,5 +411,7 @@ export async function insertPastMessage(db: Db, accountId: number, m: PastMessag
       receipt_error: null,
       receipt_due_at: null,
     })
-    .execute();
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
 }

@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import type { DemoAccount } from '../../../src/domain/demo.ts';
 import { buildTestApp, type TestApp } from '../../helpers/app.ts';
+import { assertLedgerAddsUp } from '../../helpers/ledger.ts';
 import {
   assert422,
   assertBody,
@@ -466,6 +467,8 @@ storeTest(
       assert.equal(await balanceOf(ctx, demo.account.id), left);
       assert.ok(left >= 0 && left < cost);
       assert.equal(await countMessages(ctx, demo.account.id), before + accepted, 'one message per accepted send');
+      // Racing debits: one ledger entry per accepted send, and the ledger adds up (API.md §10.1.1).
+      await assertLedgerAddsUp(ctx.store, `balance ${balance}`);
     }
   },
 );

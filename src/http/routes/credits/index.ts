@@ -1,4 +1,5 @@
 import { creditsBalance } from './balance.ts';
+import { creditsLedger } from './ledger.ts';
 
-/** `/v1/credits/…`: the credit balance. */
-export const credits = [creditsBalance];
+/** `/v1/credits/…`: the credit balance and its ledger. */
+export const credits = [creditsBalance, creditsLedger];
