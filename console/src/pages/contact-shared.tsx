@@ -225,3 +225,26 @@ export function GroupLink(props: { api: Api; id: number; name?: string }) {
   }, [props.id, props.name]);
   return <a href={`#/groups/${props.id}`}>{name ?? `Group ${props.id}`}</a>;
 }
+
+/**
+ * Adds contact `contactId` to group `groupId` or removes it (groups/add-contacts,
+ * groups/remove-contacts): undefined when done, else the line to show (the API's message, or
+ * "could not be reached").
+ */
+export async function changeMembership(
+  api: Api,
+  action: 'add' | 'remove',
+  groupId: number,
+  contactId: number,
+): Promise<string | undefined> {
+  try {
+    const path = action === 'add' ? '/v1/groups/add-contacts' : '/v1/groups/remove-contacts';
+    const { error, response } = await api.POST(path, {
+      params: { query: { id: String(groupId) } },
+      body: { PhoneNumberIds: [contactId] },
+    });
+    return error !== undefined || !response.ok ? errorText(error, response.status) : undefined;
+  } catch {
+    return 'The server could not be reached.';
+  }
+}

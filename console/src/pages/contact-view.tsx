@@ -14,6 +14,7 @@ import { ConfirmButton, When, focusHeadingSoon } from './ui.tsx';
 import { EditContact } from './contact-form.tsx';
 import { ContactValues } from './contact-values.tsx';
 import {
+  changeMembership,
   contactListParams,
   contactName,
   GroupLink,
@@ -164,22 +165,13 @@ function ContactGroups(props: { api: Api; contact: Contact; say: (text: string, 
   /** groups/add-contacts or groups/remove-contacts of this contact in `group`. */
   const change = async (action: 'add-contacts' | 'remove-contacts', group: number) => {
     setError(undefined);
-    try {
-      const path = action === 'add-contacts' ? '/v1/groups/add-contacts' : '/v1/groups/remove-contacts';
-      const { error, response } = await api.POST(path, {
-        params: { query: { id: String(group) } },
-        body: { PhoneNumberIds: [contact.Id ?? 0] },
-      });
-      if (error !== undefined || !response.ok) {
-        setError(errorText(error, response.status));
-        return false;
-      }
-      props.onChange();
-      return true;
-    } catch {
-      setError('The server could not be reached.');
+    const failed = await changeMembership(api, action === 'add-contacts' ? 'add' : 'remove', group, contact.Id ?? 0);
+    if (failed !== undefined) {
+      setError(failed);
       return false;
     }
+    props.onChange();
+    return true;
   };
 
   /** Removes the contact from group `g`, saying so with Undo (which adds it back: the same membership). */

@@ -6,12 +6,12 @@
  * (groups/remove-contacts) offers Undo (adding the same contact back is a true undo).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { errorText, type Api } from '../api.ts';
+import type { Api } from '../api.ts';
 import { placeHref } from '../route.ts';
 import { FieldMessage, GeneralError, submitForm, useFormErrors, type FieldHelp } from './fields.tsx';
 import { ErrorLine, Pager, usePagedList } from './list.tsx';
 import { contactHelp } from './contact-form.tsx';
-import { ContactPicker, contactName, phoneText, StatusLine, type Contact } from './contact-shared.tsx';
+import { changeMembership, ContactPicker, contactName, phoneText, StatusLine, type Contact } from './contact-shared.tsx';
 
 /** What contacts/find's messages mean on the number box (docs/API.md §10.2). */
 const FIND_HELP: FieldHelp = {
@@ -49,22 +49,13 @@ export function GroupMembers(props: { api: Api; groupId: number; groupName: stri
   /** groups/add-contacts or groups/remove-contacts of `contact`; false (and the error line) when refused. */
   const change = async (action: 'add' | 'remove', contact: Contact): Promise<boolean> => {
     setError(undefined);
-    try {
-      const path = action === 'add' ? '/v1/groups/add-contacts' : '/v1/groups/remove-contacts';
-      const { error, response } = await api.POST(path, {
-        params: { query: { id: String(groupId) } },
-        body: { PhoneNumberIds: [contact.Id ?? 0] },
-      });
-      if (error !== undefined || !response.ok) {
-        setError(errorText(error, response.status));
-        return false;
-      }
-      changed();
-      return true;
-    } catch {
-      setError('The server could not be reached.');
+    const failed = await changeMembership(api, action, groupId, contact.Id ?? 0);
+    if (failed !== undefined) {
+      setError(failed);
       return false;
     }
+    changed();
+    return true;
   };
 
   /** Adds `contact`, saying so with Undo (which removes it again). */
