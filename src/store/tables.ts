@@ -13,6 +13,36 @@ export interface AccountsTable {
   id: Id;
   name: string;
   created_at: Epoch;
+  /** The parent of a sub-account (migration 022, API.md §16); NULL for a top-level account. */
+  parent_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** `active`, `suspended` or `closed` (API.md §16). */
+  status: ColumnType<string, string | undefined, string>;
+  /** Messages to carriers per second across every instance; 0: no limit of its own. */
+  max_per_second: ColumnType<number, number | undefined, number>;
+  /** Messages queued per day in the service's time zone; 0: no limit of its own. */
+  max_per_day: ColumnType<number, number | undefined, number>;
+  /** DateUpdated; NULL until the first change (DateCreated is shown). */
+  updated_at: ColumnType<Epoch | null, Epoch | null | undefined, Epoch | null>;
+  closed_at: ColumnType<Epoch | null, Epoch | null | undefined, Epoch | null>;
+}
+
+/** Messages queued per account per day of the service's time zone (migration 022, API.md §16 `MaxPerDay`). */
+export interface AccountDayCountsTable {
+  account_id: number;
+  /** `YYYY-MM-DD` in the service's time zone. */
+  day: string;
+  messages: number;
+}
+
+/** The operator's keys (`msgsvc operators create`, API.md §16): only the secret's SHA-256 hash is kept. */
+export interface OperatorKeysTable {
+  id: Id;
+  name: string;
+  token_hash: string;
+  prefix: ColumnType<string, string | undefined, string>;
+  created_at: Epoch;
+  last_used_at: ColumnType<Epoch | null, Epoch | null | undefined, Epoch | null>;
+  revoked_at: ColumnType<Epoch | null, Epoch | null | undefined, Epoch | null>;
 }
 
 export interface CreditBalancesTable {
@@ -397,6 +427,8 @@ export interface MmsTemplateMediaTable {
 
 export interface Database {
   accounts: AccountsTable;
+  account_day_counts: AccountDayCountsTable;
+  operator_keys: OperatorKeysTable;
   credit_balances: CreditBalancesTable;
   credit_ledger: CreditLedgerTable;
   api_tokens: ApiTokensTable;
@@ -580,6 +612,7 @@ export interface AccountSettingsTable {
  */
 export const TABLES = [
   'accounts',
+  'account_day_counts',
   'credit_balances',
   'credit_ledger',
   'api_tokens',
