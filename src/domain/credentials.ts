@@ -36,13 +36,19 @@ export interface ResolvedKey {
  */
 export async function resolveKey(store: Store, hash: string): Promise<ResolvedKey | undefined> {
   const found = await keys.findKeyByHash(store.db, hash);
-  if (!found) return undefined;
+  if (!found || found.row.account_status === 'closed') return undefined;
   const { row, rolled } = found;
   const { scopes, allowedIps } = keyLists(row);
   const expires = row.expires_at === null ? Infinity : Number(row.expires_at);
   const graceEnds = rolled ? Number(row.old_expires_at ?? 0) : Infinity;
   return {
-    principal: { accountId: row.account_id, scopes, keyId: row.id, actor: `key:${row.id}:${row.name}` },
+    principal: {
+      accountId: row.account_id,
+      scopes,
+      keyId: row.id,
+      actor: `key:${row.id}:${row.name}`,
+      ...accountState(row.account_status, row.account_parent_id),
+    },
     keyId: row.id,
     endsAt: Math.min(expires, graceEnds),
     allows: addressMatcher(allowedIps),
@@ -51,6 +57,14 @@ export async function resolveKey(store: Store, hash: string): Promise<ResolvedKe
     prefixUnknown: row.prefix === '',
     current: !rolled,
     storedHash: rolled ? row.old_hash! : row.token_hash,
+  };
+}
+
+/** What a principal carries of its account's state (API.md §16): its parent, and whether it is suspended. */
+function accountState(status: string, parentId: number | null): { parentId?: number; suspended?: boolean } {
+  return {
+    ...(parentId !== null ? { parentId: Number(parentId) } : {}),
+    ...(status === 'suspended' ? { suspended: true } : {}),
   };
 }
 
@@ -90,7 +104,7 @@ const SESSION_TOUCH_SECONDS = 60;
  */
 export async function resolveSession(store: Store, hash: string, now: number, ip: string): Promise<Principal | undefined> {
   const s = await sessions.findSession(store.db, hash);
-  if (!s) return undefined;
+  if (!s || s.account_status === 'closed') return undefined;
   if (Number(s.expires_at) <= now || Number(s.last_used_at) + SESSION_IDLE_SECONDS <= now) return undefined;
   let principal: Principal;
   if (s.user_id !== null) {
@@ -103,6 +117,7 @@ export async function resolveSession(store: Store, hash: string, now: number, ip
       sessionId: s.id,
       csrf: s.csrf_token,
       actor: `user:${s.user_id}:${s.user_email}`,
+      ...accountState(s.account_status, s.account_parent_id),
     };
   } else if (s.key_id !== null) {
     if (s.key_name === null || s.key_scopes === null) return undefined;
@@ -116,6 +131,7 @@ export async function resolveSession(store: Store, hash: string, now: number, ip
       sessionId: s.id,
       csrf: s.csrf_token,
       actor: `key:${s.key_id}:${s.key_name}`,
+      ...accountState(s.account_status, s.account_parent_id),
     };
   } else return undefined;
   if (now - Number(s.last_used_at) >= SESSION_TOUCH_SECONDS) {

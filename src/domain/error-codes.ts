@@ -10,8 +10,9 @@ import type { ErrorCodeRow } from '../records/error-codes.ts';
  * Who sets them:
  * - `OPTED_OUT`, `NUMBER_INACTIVE` (the dispatcher's check before a submit,
  *   src/store/repositories/dispatch.ts; a keyword's autoreply, src/domain/inbound.ts), `NO_CREDITS`
- *   (an autoreply, a scheduled occurrence: src/domain/inbound.ts, src/dispatch/scheduler.ts):
- *   Rejected, never handed to a carrier;
+ *   (an autoreply, a scheduled occurrence: src/domain/inbound.ts, src/dispatch/scheduler.ts),
+ *   `DAILY_LIMIT` (a scheduled occurrence past the account's MaxPerDay: src/dispatch/scheduler.ts,
+ *   src/domain/quotas.ts): Rejected, never handed to a carrier;
  * - `NO_ROUTE`, `NO_MMS_ROUTE`, `RETRIES_EXHAUSTED`, `SUBMIT_ERROR` (src/dispatch/dispatcher.ts,
  *   src/carriers/config.ts);
  * - the carriers' submit outcomes: SMPP (src/dispatch/smpp.ts, the command status names of
@@ -122,10 +123,16 @@ const EXACT: readonly ErrorCodeEntry[] = [
   // Rejected before any carrier (docs/API.md §9.11, §11.5, §11.6).
   entry('OPTED_OUT', 1, "Not sent: the recipient has opted out of the account's messages (texted STOP)."),
   entry('NUMBER_INACTIVE', 1, 'Not sent: the number it was to go from is no longer an Active number of the account.'),
+  entry('ACCOUNT_CLOSED', 1, 'Not sent: its account was closed while it waited in the queue (its credits were refunded first).'),
   entry(
     'NO_CREDITS',
     1,
     "Not sent: the account's credits could not pay for it when it was due (a keyword's autoreply, or a scheduled message whose personalised text cost more than was reserved).",
+  ),
+  entry(
+    'DAILY_LIMIT',
+    1,
+    'Not sent: a scheduled message came due when its account had already queued its MaxPerDay messages that day (its reserved credits were refunded).',
   ),
   // The dispatcher (docs/API.md §11.2, §14.1).
   entry('NO_ROUTE', 1, 'No configured carrier can take it: no rule of MSGSVC_ROUTES matches its recipient.'),

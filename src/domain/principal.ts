@@ -18,6 +18,10 @@ export interface Principal {
   readonly sessionId?: number;
   /** The session's CSRF token: present exactly when the request was authenticated by the cookie. */
   readonly csrf?: string;
+  /** The account's parent when it is a sub-account (API.md §16): its `*` excludes `subaccounts`. */
+  readonly parentId?: number;
+  /** True while the account is suspended (API.md §16): every write is refused with 403. */
+  readonly suspended?: boolean;
   /** The audit log's Actor: `key:{Id}:{Name}` or `user:{Id}:{Email}`. */
   readonly actor: string;
 }

@@ -10,6 +10,34 @@ export const RECORDS: Readonly<Record<string, Shape>> = {
     "code": "int",
     "status": "int"
   },
+  "AccountBody": {
+    "Credits": "int",
+    "MaxPerSecond": "int",
+    "MaxPerDay": "int"
+  },
+  "Account": {
+    "Id": "int",
+    "AvailableCredits": "int",
+    "MaxPerSecond": "int",
+    "MaxPerDay": "int",
+    "ParentId": "int"
+  },
+  "AmountBody": {
+    "Amount": "int"
+  },
+  "Subaccount": {
+    "Id": "int",
+    "AvailableCredits": "int",
+    "MaxPerSecond": "int",
+    "MaxPerDay": "int"
+  },
+  "Usage": {
+    "Id": "int",
+    "Outbound": "int",
+    "Delivered": "int",
+    "Failed": "int",
+    "Credits": "int"
+  },
   "AuditEntry": {
     "Id": "int",
     "Status": "int"
@@ -362,5 +390,19 @@ export const RESPONSES: Readonly<Record<string, Shape>> = {
   ],
   "GET /v1/errors/index 200": [
     "#ErrorCode"
+  ],
+  "GET /v1/subaccounts/index 200": [
+    "#Subaccount"
+  ],
+  "GET /v1/subaccounts/view 200": "#Subaccount",
+  "POST /v1/subaccounts/create 201": "#Subaccount",
+  "PUT /v1/subaccounts/update 200": "#Subaccount",
+  "PATCH /v1/subaccounts/update 200": "#Subaccount",
+  "POST /v1/subaccounts/credits 200": "#Subaccount",
+  "POST /v1/subaccounts/keys 201": "#KeyWithSecret",
+  "POST /v1/subaccounts/users 201": "#InvitedUser",
+  "POST /v1/subaccounts/numbers 200": "#Number",
+  "GET /v1/subaccounts/usage 200": [
+    "#Usage"
   ]
 };

@@ -14,6 +14,8 @@ import { HttpError } from '../wire.ts';
 export const INVALID_CREDENTIALS = 'Your request was made with invalid credentials.';
 /** API.md §15.2: the 403 message (a scope the credential lacks, or a missing or wrong X-CSRF-Token). */
 export const FORBIDDEN = 'You are not allowed to perform this action.';
+/** API.md §16: the 403 message of a write by a suspended account. */
+export const SUSPENDED = 'This account is suspended.';
 /** The console's session cookie (API.md §15.3). */
 export const SESSION_COOKIE = 'msgsvc_session';
 
@@ -138,12 +140,21 @@ export function createAuthenticator(store: Store, ttlMs = TOKEN_CACHE_TTL_MS, cl
  * The scope step, after the rate limit (API.md §15.2: 401 → 429 → 403 → 400 …): the credential
  * must hold the operation's scope, and a request authenticated by the session cookie that is not
  * GET or HEAD must carry `X-CSRF-Token` equal to the session's CsrfToken.
- * @throws HttpError 403 `You are not allowed to perform this action.`
+ * A suspended account's writes are refused first, with their own message; a sub-account's
+ * credential never reaches the `subaccounts` operations.
+ * @throws HttpError 403 `You are not allowed to perform this action.`, `This account is suspended.`
  */
 export function authorize(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
   const op = operationOf(request);
   const p = request.principal;
-  if (op !== undefined && !grants(p.scopes, op.scope)) return done(new HttpError(403, FORBIDDEN));
+  if (op !== undefined) {
+    const write = request.method !== 'GET' && request.method !== 'HEAD';
+    // A suspended account may read, never write (API.md §16), whatever its credential's scopes.
+    if (p.suspended === true && write) return done(new HttpError(403, SUSPENDED));
+    if (!grants(p.scopes, op.scope)) return done(new HttpError(403, FORBIDDEN));
+    // In a sub-account, `*` (or any scope) does not reach subaccounts: one level only (API.md §16).
+    if (p.parentId !== undefined && op.scope.startsWith('subaccounts:')) return done(new HttpError(403, FORBIDDEN));
+  }
   if (p.csrf !== undefined && request.method !== 'GET' && request.method !== 'HEAD') {
     const sent = request.headers['x-csrf-token'];
     const a = Buffer.from(typeof sent === 'string' ? sent : '');

@@ -17,6 +17,7 @@ import { keys } from './keys/index.ts';
 import { users } from './users/index.ts';
 import { audit } from './audit/index.ts';
 import { errors } from './errors/index.ts';
+import { subaccounts } from './subaccounts/index.ts';
 
 /**
  * `/v1/carriers/{name}/…` (docs/API.md §14.1): the routes carriers call back (receipts, inbound
@@ -50,6 +51,7 @@ export const CONTROLLERS: Readonly<Record<string, readonly Operation[]>> = {
   users,
   audit,
   errors,
+  subaccounts,
 };
 
 /** Every operation of the API. */

@@ -25,6 +25,9 @@ export interface KeyAuthRow {
   expires_at: number | null;
   last_used_at: number | null;
   last_ip: string;
+  /** The account's status (`active`, `suspended`, `closed`) and parent (API.md §16). */
+  account_status: string;
+  account_parent_id: number | null;
 }
 
 const AUTH_COLUMNS = [
@@ -42,11 +45,23 @@ const AUTH_COLUMNS = [
   'last_ip',
 ] as const;
 
+const QUALIFIED = AUTH_COLUMNS.map((c) => `t.${c}` as const);
+
 const byHash = prepareQuery((db, hash: string) =>
-  db.selectFrom('api_tokens').select(AUTH_COLUMNS).where('token_hash', '=', hash).where('revoked_at', 'is', null),
+  db
+    .selectFrom('api_tokens as t')
+    .innerJoin('accounts as a', 'a.id', 't.account_id')
+    .select([...QUALIFIED, 'a.status as account_status', 'a.parent_id as account_parent_id'])
+    .where('t.token_hash', '=', hash)
+    .where('t.revoked_at', 'is', null),
 );
 const byOldHash = prepareQuery((db, hash: string) =>
-  db.selectFrom('api_tokens').select(AUTH_COLUMNS).where('old_hash', '=', hash).where('revoked_at', 'is', null),
+  db
+    .selectFrom('api_tokens as t')
+    .innerJoin('accounts as a', 'a.id', 't.account_id')
+    .select([...QUALIFIED, 'a.status as account_status', 'a.parent_id as account_parent_id'])
+    .where('t.old_hash', '=', hash)
+    .where('t.revoked_at', 'is', null),
 );
 
 /**

@@ -17,12 +17,16 @@ export interface SessionLookup {
   key_scopes: string | null;
   key_allowed_ips: string | null;
   key_expires_at: number | null;
+  /** The account's status and parent (API.md §16). */
+  account_status: string;
+  account_parent_id: number | null;
 }
 
 /** The session with this hash, with its person or its (live) key. */
 export async function findSession(db: Db, hash: string): Promise<SessionLookup | undefined> {
   return db
     .selectFrom('sessions as s')
+    .innerJoin('accounts as a', 'a.id', 's.account_id')
     .leftJoin('users as u', (j) => j.onRef('u.id', '=', 's.user_id').onRef('u.account_id', '=', 's.account_id'))
     .leftJoin('api_tokens as k', (j) =>
       j.onRef('k.id', '=', 's.key_id').onRef('k.account_id', '=', 's.account_id').on('k.revoked_at', 'is', null),
@@ -42,6 +46,8 @@ export async function findSession(db: Db, hash: string): Promise<SessionLookup |
       'k.scopes as key_scopes',
       'k.allowed_ips as key_allowed_ips',
       'k.expires_at as key_expires_at',
+      'a.status as account_status',
+      'a.parent_id as account_parent_id',
     ])
     .where('s.token_hash', '=', hash)
     .executeTakeFirst();
