@@ -3,15 +3,18 @@
  * sequences of sms/send (sometimes to the sandbox's failing +15005550002, which the dispatcher
  * ends Failed and refunds), sms/send-group (sometimes to a group holding that number: one refund
  * entry per batch and round), sms/schedule then cancel-scheduled, the scheduler's check reserving
- * credits (and sending what is due), the CLI's `credits add`, and dispatcher rounds, all on one
- * manual clock; after EACH step, for every account, the sum of its ledger entries is its
- * AvailableCredits and its newest entry's Balance is it.
+ * credits (and sending what is due), top-ups and adjustments (`msgsvc credits add`, the operator's
+ * accounts/credits), transfers between a parent and its sub-account (subaccounts/credits, both
+ * ways), and dispatcher rounds, all on one manual clock; after EACH step, for every account, the
+ * sum of its ledger entries is its AvailableCredits and its newest entry's Balance is it. At the
+ * end the sub-account is closed: its Queued messages are refunded, its balance goes to the parent,
+ * and the ledgers still add up.
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { createManualClock } from '../../src/lib/time.ts';
-import { inTransaction } from '../../src/store/db.ts';
-import { changeCredits, getCredits } from '../../src/store/repositories/accounts.ts';
+import { adjustCredits } from '../../src/domain/account-admin.ts';
+import { ValidationFailedError } from '../../src/domain/errors.ts';
 import { buildTestApp } from '../helpers/app.ts';
 import { assertLedgerAddsUp } from '../helpers/ledger.ts';
 import { call } from '../helpers/operations.ts';
@@ -28,9 +31,11 @@ type Step =
   | { kind: 'scheduler' }
   | { kind: 'dispatcher' }
   | { kind: 'add'; account: number; amount: number }
+  | { kind: 'transfer'; amount: number }
   | { kind: 'advance'; seconds: number };
 
-const account = fc.integer({ min: 0, max: 1 });
+// 0 and 1: two top-level accounts; 2: a sub-account of 0.
+const account = fc.integer({ min: 0, max: 2 });
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('send' as const), account, failing: fc.boolean(), long: fc.boolean() }),
   fc.record({ kind: fc.constant('group' as const), account, failing: fc.boolean() }),
@@ -42,7 +47,8 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   }),
   fc.constant({ kind: 'scheduler' as const }),
   fc.constant({ kind: 'dispatcher' as const }),
-  fc.record({ kind: fc.constant('add' as const), account, amount: fc.integer({ min: -300, max: 300 }) }),
+  fc.record({ kind: fc.constant('add' as const), account, amount: fc.integer({ min: -300, max: 300 }).filter((n) => n !== 0) }),
+  fc.record({ kind: fc.constant('transfer' as const), amount: fc.integer({ min: -60, max: 60 }).filter((n) => n !== 0) }),
   fc.record({ kind: fc.constant('advance' as const), seconds: fc.integer({ min: 1, max: 5 }) }),
 );
 
@@ -52,14 +58,45 @@ storeTest(
   async (t) => {
     const clock = createManualClock(Date.UTC(2030, 0, 1, 12, 0, 0));
     const ctx = await buildTestApp(t, {}, { clock });
-    const accounts = [await ctx.seed('A'), await ctx.seed('B')];
+    const a = await ctx.seed('A');
+    const b = await ctx.seed('B');
+    // The sub-account, made and given credits, a key and a number the way a parent does it.
+    const made = await call(ctx.app, {
+      method: 'POST',
+      path: '/v1/subaccounts/create',
+      token: a.token,
+      body: { Name: 'Child', Credits: 80 },
+    });
+    assert.equal(made.statusCode, 201, made.body);
+    const childId = made.json<{ Id: number }>().Id;
+    const key = await call(ctx.app, {
+      method: 'POST',
+      path: '/v1/subaccounts/keys',
+      token: a.token,
+      query: `id=${childId}`,
+      body: { Name: 'child' },
+    });
+    assert.equal(key.statusCode, 201, key.body);
+    const moved = await call(ctx.app, {
+      method: 'POST',
+      path: '/v1/subaccounts/numbers',
+      token: a.token,
+      query: `id=${childId}`,
+      body: { Number: a.numbers.find((n) => n.Status_Id === 0)!.Number },
+    });
+    assert.equal(moved.statusCode, 200, moved.body);
+    const accounts = [
+      { token: a.token, account: a.account },
+      { token: b.token, account: b.account },
+      { token: key.json<{ Secret: string }>().Secret, account: { id: childId, name: 'Child' } },
+    ];
     const { dispatcher } = testDispatcher(ctx, { clock, receiptMs: 1000 });
     const scheduler = testScheduler(ctx, clock);
     // Per account: a group holding a good recipient and the failing one, and a group of the good one only.
     const groups: { good: number; failing: number }[] = [];
-    for (const a of accounts) {
+    for (const acc of accounts) {
       const create = async (fname: string) => {
-        const res = await call(ctx.app, { method: 'POST', path: '/v1/groups/create', token: a.token, body: { fname } });
+        const res = await call(ctx.app, { method: 'POST', path: '/v1/groups/create', token: acc.token, body: { fname } });
         assert.equal(res.statusCode, 201, res.body);
         return res.json<{ Id: number }>().Id;
       };
@@ -69,7 +106,7 @@ storeTest(
         ['+15551230001', [good, failing]],
         [FAILING, [failing]],
       ] as const) {
-        const res = await call(ctx.app, { method: 'POST', path: '/v1/contacts/create', token: a.token, body: { Number, GroupIds } });
+        const res = await call(ctx.app, { method: 'POST', path: '/v1/contacts/create', token: acc.token, body: { Number, GroupIds } });
         assert.equal(res.statusCode, 201, res.body);
       }
       groups.push({ good, failing });
@@ -123,16 +160,23 @@ storeTest(
           await dispatcher.drain();
           return;
         case 'add': {
-          // What `msgsvc credits add` does (src/cli/index.ts): one transaction, never below zero.
-          const id = accounts[s.account]!.account.id;
-          await inTransaction(ctx.store, async (tx) => {
-            const available = await getCredits(tx, id);
-            if (available + s.amount < 0) return;
-            await changeCredits(tx, id, s.amount, 'add', clock.nowSeconds(), {
-              type: s.amount > 0 ? 'topup' : 'adjustment',
-              note: 'msgsvc credits add',
-            });
+          // What `msgsvc credits add` and the operator's accounts/credits do: never below zero.
+          try {
+            await adjustCredits({ store: ctx.store, clock }, accounts[s.account]!.account.id, s.amount, 'property');
+          } catch (err) {
+            if (!(err instanceof ValidationFailedError)) throw err;
+          }
+          return;
+        }
+        case 'transfer': {
+          const res = await call(ctx.app, {
+            method: 'POST',
+            path: '/v1/subaccounts/credits',
+            token: a.token,
+            query: `id=${childId}`,
+            body: { Amount: s.amount },
           });
+          assert.ok(res.statusCode === 200 || res.statusCode === 422, res.body);
           return;
         }
         case 'advance':
@@ -163,6 +207,9 @@ storeTest(
               { kind: 'group', account: 0, failing: true },
               { kind: 'schedule', account: 1, secondsAhead: 3600, cancel: 'after-check' },
               { kind: 'add', account: 1, amount: 50 },
+              { kind: 'transfer', amount: 30 },
+              { kind: 'send', account: 2, failing: false, long: false },
+              { kind: 'transfer', amount: -20 },
               { kind: 'dispatcher' },
             ],
           ],
@@ -181,7 +228,27 @@ storeTest(
       'spend scheduled:',
       'refund scheduled:',
       'topup ',
+      'transfer_out account:',
+      'transfer_in account:',
     ])
       assert.ok(kinds.has(k), `an entry ${k}: ${[...kinds].join(', ')}`);
+
+    // Closing the sub-account with messages still Queued: refunded, and its balance is the parent's.
+    const queued = await call(ctx.app, {
+      method: 'POST',
+      path: '/v1/sms/send',
+      token: accounts[2]!.token,
+      body: { MobilePhone: '+15551234567', Message: 'last' },
+    });
+    assert.ok(queued.statusCode === 201 || queued.statusCode === 422, queued.body);
+    const closed = await call(ctx.app, { method: 'DELETE', path: '/v1/subaccounts/delete', token: a.token, query: `id=${childId}` });
+    assert.equal(closed.statusCode, 204, closed.body);
+    await assertLedgerAddsUp(ctx.store, 'after closing the sub-account');
+    const left = await ctx.store.db
+      .selectFrom('credit_balances')
+      .select('available_credits')
+      .where('account_id', '=', childId)
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(left.available_credits), 0, "a closed sub-account's credits are all back with its parent");
   },
 );
