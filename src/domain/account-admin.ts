@@ -314,8 +314,11 @@ export async function adjustCredits(
  * The principal a parent (or the operator) acts as inside `accountId` to make its keys and users:
  * the caller's own scopes bound what it may give (a key cannot give what its maker lacks, §15.2).
  */
-function actingIn(accountId: number, caller: Principal): Principal {
-  return { ...caller, accountId };
+function actingIn(account: AccountRecordRow, caller: Principal): Principal {
+  const { parentId: _callerParent, suspended: _callerSuspended, ...rest } = caller;
+  void _callerParent;
+  void _callerSuspended;
+  return { ...rest, accountId: account.id, ...(account.parent_id !== null ? { parentId: account.parent_id } : {}) };
 }
 
 function liveAccount(account: AccountRecordRow): void {
@@ -336,7 +339,7 @@ export async function createAccountKey(
 ): Promise<Awaited<ReturnType<typeof createKey>>> {
   const account = await viewAccount(deps, scope, id);
   liveAccount(account);
-  return createKey({ store: deps.store, clock: deps.clock, timeZone: deps.timeZone }, actingIn(account.id, caller), input);
+  return createKey({ store: deps.store, clock: deps.clock, timeZone: deps.timeZone }, actingIn(account, caller), input);
 }
 
 /**
@@ -354,7 +357,7 @@ export async function createAccountUser(
   const account = await viewAccount(deps, scope, id);
   liveAccount(account);
   const withRole = Object.hasOwn(input, 'Role') && input.Role !== '' ? input : { ...input, Role: 'owner' };
-  return createUser({ store: deps.store, clock: deps.clock, baseUrl: deps.baseUrl }, actingIn(account.id, caller), withRole);
+  return createUser({ store: deps.store, clock: deps.clock, baseUrl: deps.baseUrl }, actingIn(account, caller), withRole);
 }
 
 /** The digits of a short code (3 to 8 digits) or phone number as account_numbers keeps them; null when neither. */

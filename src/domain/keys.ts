@@ -122,7 +122,10 @@ function readKeyFields(deps: KeyDeps, principal: Principal, input: Input, mode: 
   if (sent('Scopes') || mode === 'create') {
     const scopes = sent('Scopes') ? readScopes(input.Scopes) : (['*'] as Scope[]);
     // A key cannot give what its maker lacks (and an unknown scope is no scope).
-    if (scopes === undefined || !grantsAll(principal.scopes, scopes)) errors.push({ field: 'Scopes', message: messages.invalid('Scopes') });
+    // A sub-account's key can never reach subaccounts (API.md §16.1): naming that scope is a mistake.
+    const beyond = principal.parentId !== undefined && scopes?.some((sc) => sc.startsWith('subaccounts:'));
+    if (scopes === undefined || beyond || !grantsAll(principal.scopes, scopes))
+      errors.push({ field: 'Scopes', message: messages.invalid('Scopes') });
     else out.scopes = scopes;
   }
   if (sent('AllowedIps')) {

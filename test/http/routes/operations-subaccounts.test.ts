@@ -226,7 +226,20 @@ storeTest(
         `Object not found: ${id}`,
       );
     }
-    void c2;
+    // A sub-account's key can never be given the subaccounts scope, by its parent or by itself.
+    for (const Scopes of [['subaccounts:read'], ['sms:write', 'subaccounts:write']]) {
+      assert422(
+        await call(ctx.app, { method: 'POST', path: `${SUB}/keys`, token: p.token, query: `id=${c2.Id}`, body: { Name: 'x', Scopes } }),
+        [fieldError('Scopes', 'Scopes is invalid.')],
+      );
+      assert422(await call(ctx.app, { method: 'POST', path: '/v1/keys/create', token: k1, body: { Name: 'x', Scopes } }), [
+        fieldError('Scopes', 'Scopes is invalid.'),
+      ]);
+    }
+    assert.equal(
+      (await call(ctx.app, { method: 'POST', path: '/v1/keys/create', token: k1, body: { Name: 'x', Scopes: ['sms:write'] } })).statusCode,
+      201,
+    );
     // A parent key without the scope: 403.
     const narrow = await keyWith(ctx, p.account.id, ['sms:write']);
     assertError(await call(ctx.app, { path: `${SUB}/index`, token: narrow }), 403, 'You are not allowed to perform this action.');
