@@ -66,6 +66,9 @@ const AMOUNT_RULES = defineRules([
   { field: 'Amount', rule: 'integer', min: -MAX_CREDIT_AMOUNT, max: MAX_CREDIT_AMOUNT },
 ]);
 
+/** The 422 of a number move while the giver has keywords reserved on the number (§16.5). */
+export const NUMBER_HAS_KEYWORDS = 'Number has keywords reserved on it; delete them first.';
+
 /** `Not enough credits: {n} needed, {available} available.` (§16). */
 export function notEnoughCredits(field: string, needed: number, available: number): FieldError {
   return { field, message: `Not enough credits: ${needed} needed, ${available} available.` };
@@ -373,7 +376,7 @@ export function numberDigits(value: unknown, region: CountryCode): string | null
  * sub-account (`back` false); DELETE moves it back (`back` true).
  * @returns the number's digits as moved.
  * @throws ValidationFailedError `Number cannot be blank.`, `Number is invalid.` (not an Active
- *   number of the giving account).
+ *   number of the giving account, or one the receiver already has), NUMBER_HAS_KEYWORDS.
  */
 export async function moveAccountNumber(
   deps: AccountAdminDeps,
@@ -393,6 +396,10 @@ export async function moveAccountNumber(
   const [from, to] = back ? [child.id, parentId] : [parentId, child.id];
   return inTransaction(deps.store, async (tx) => {
     if (await findNumber(tx, to, digits)) throw invalid;
+    // Its keywords belong to the giver (its groups name them): they are deleted first, deliberately.
+    if (await repo.numberHasKeywords(tx, from, digits)) {
+      throw new ValidationFailedError([{ field: 'Number', message: NUMBER_HAS_KEYWORDS }]);
+    }
     if (!(await repo.moveNumber(tx, digits, from, to))) throw invalid;
     return { digits, statusId: NUMBER_STATUS_ACTIVE };
   });

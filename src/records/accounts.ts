@@ -1,7 +1,29 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { TimeFormat } from '../lib/time.ts';
-import type { AccountRecordRow, UsageRow } from '../domain/account-admin.ts';
 import { Int, PageQuery, Str } from './common.ts';
+
+/** An account with its balance, as the records of §16 show it. */
+export interface AccountRecordRow {
+  id: number;
+  name: string;
+  status: string;
+  parent_id: number | null;
+  available_credits: number;
+  max_per_second: number;
+  max_per_day: number;
+  created_at: number;
+  updated_at: number | null;
+}
+
+/** One account's usage (API.md §16 `usage`): its outbound messages created in the range. */
+export interface UsageRow {
+  id: number;
+  name: string;
+  outbound: number;
+  delivered: number;
+  failed: number;
+  credits: number;
+}
 
 /** API.md §16 Sub-account record, fields in its order. */
 export const SubaccountRecordSchema = Type.Object({

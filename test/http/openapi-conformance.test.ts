@@ -889,6 +889,48 @@ async function replayAll(s: Session): Promise<void> {
   await read(s, '/v1/audit/index', 'Operation=keys.create', 'Id,Operation');
   await s.run({ method: 'GET', url: '/v1/audit/index?from=never', status: 422 });
 
+  // Sub-accounts (API.md §16.1): every operation, JSON, XML and a form, with its 422s.
+  const sub = await s.create({
+    method: 'POST',
+    url: '/v1/subaccounts/create',
+    ...json({ Name: 'Conformance', Credits: 5, MaxPerDay: 100 }),
+    status: 201,
+  });
+  await s.run({
+    method: 'POST',
+    url: '/v1/subaccounts/create',
+    ...form('Name=Form'),
+    headers: { ...form('').headers, ...XML },
+    status: 201,
+  });
+  await s.run({ method: 'POST', url: '/v1/subaccounts/create', ...json({ Name: '', Credits: -1 }), status: 422, invalid: true });
+  await read(s, '/v1/subaccounts/index', '', 'Id,Status');
+  await read(s, '/v1/subaccounts/view', `id=${sub}`, 'AvailableCredits');
+  await s.run({ method: 'PUT', url: `/v1/subaccounts/update?id=${sub}`, ...json({ Name: 'Renamed', MaxPerSecond: 10 }), status: 200 });
+  await s.run({ method: 'PATCH', url: `/v1/subaccounts/update?id=${sub}`, ...json({ Status: 'suspended' }), status: 200 });
+  await s.run({ method: 'PATCH', url: `/v1/subaccounts/update?id=${sub}`, ...json({ Status: 'gone' }), status: 422 });
+  await s.run({ method: 'POST', url: `/v1/subaccounts/credits?id=${sub}`, ...json({ Amount: 3 }), status: 200 });
+  await s.run({
+    method: 'POST',
+    url: `/v1/subaccounts/credits?id=${sub}`,
+    ...form('Amount=-2'),
+    headers: { ...form('').headers, ...XML },
+    status: 200,
+  });
+  await s.run({ method: 'POST', url: `/v1/subaccounts/credits?id=${sub}`, ...json({ Amount: 0 }), status: 422 });
+  await s.run({ method: 'POST', url: `/v1/subaccounts/keys?id=${sub}`, ...json({ Name: 'child', Scopes: ['sms:write'] }), status: 201 });
+  await s.run({ method: 'POST', url: `/v1/subaccounts/users?id=${sub}`, ...json({ Email: 'child-owner@example.com' }), status: 201 });
+  const held = JSON.parse((await s.run({ method: 'GET', url: '/v1/numbers/index?per-page=100', status: 200 })).body) as Json[];
+  // The last Active number: the first one holds this run's keywords, which tie it to the account.
+  const movable = String(held.filter((n) => n.Status_Id === 0).at(-1)!.Number);
+  await s.run({ method: 'POST', url: `/v1/subaccounts/numbers?id=${sub}`, ...json({ Number: movable }), status: 200 });
+  await s.run({ method: 'POST', url: `/v1/subaccounts/numbers?id=${sub}`, ...json({ Number: movable }), status: 422 });
+  await s.run({ method: 'DELETE', url: `/v1/subaccounts/numbers?id=${sub}`, ...json({ Number: movable }), status: 204 });
+  await read(s, '/v1/subaccounts/usage', 'from=2020-01-01%2000:00:00', 'Id,Outbound');
+  await s.run({ method: 'GET', url: '/v1/subaccounts/usage?from=never', status: 422 });
+  await s.run({ method: 'DELETE', url: `/v1/subaccounts/delete?id=${sub}`, status: 204 });
+  await s.run({ method: 'DELETE', url: `/v1/subaccounts/delete?id=${UNUSED}`, status: 404 });
+
   // Deletes of the rest.
   await s.run({ method: 'DELETE', url: `/v1/groups/delete?id=${group}`, headers: XML, status: 204 });
   await s.run({ method: 'DELETE', url: `/v1/contacts/delete?id=${contact}`, status: 204 });

@@ -1,4 +1,6 @@
 import { sql } from 'kysely';
+import type { AccountRecordRow, UsageRow } from '../../records/accounts.ts';
+import { boundCount } from '../prepared.ts';
 import type { Db } from '../types.ts';
 
 /**
@@ -7,18 +9,7 @@ import type { Db } from '../types.ts';
  * number finds only that parent's sub-accounts; `null` only top-level accounts; `undefined` any.
  */
 
-/** An account with its balance, as the records of §16 show it. */
-export interface AccountRecordRow {
-  id: number;
-  name: string;
-  status: string;
-  parent_id: number | null;
-  available_credits: number;
-  max_per_second: number;
-  max_per_day: number;
-  created_at: number;
-  updated_at: number | null;
-}
+export type { AccountRecordRow, UsageRow } from '../../records/accounts.ts';
 
 export type AccountScope = number | null | undefined;
 
@@ -57,7 +48,7 @@ export async function findAccountRecord(db: Db, id: number, parentId: AccountSco
   let q = base(db).where('a.id', '=', id);
   if (parentId === null) q = q.where('a.parent_id', 'is', null);
   else if (parentId !== undefined) q = q.where('a.parent_id', '=', parentId);
-  const row = (await q.executeTakeFirst());
+  const row = await q.executeTakeFirst();
   return row && normalise(row);
 }
 
@@ -74,7 +65,7 @@ export async function listAccountRecords(db: Db, parentId: AccountScope, limit: 
   let q = base(db);
   if (parentId === null) q = q.where('a.parent_id', 'is', null);
   else if (parentId !== undefined) q = q.where('a.parent_id', '=', parentId);
-  const rows = (await q.orderBy('a.id').limit(limit).offset(offset).execute()) as AccountRecordRow[];
+  const rows = (await q.orderBy('a.id').limit(boundCount(limit)).offset(boundCount(offset)).execute()) as AccountRecordRow[];
   return rows.map(normalise);
 }
 
@@ -188,6 +179,19 @@ export async function endCredentials(db: Db, accountId: number, now: number): Pr
   await db.deleteFrom('sessions').where('account_id', '=', accountId).execute();
 }
 
+/** True when `accountId` has keywords reserved on its number `digits` (they tie the number to it). */
+export async function numberHasKeywords(db: Db, accountId: number, digits: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('keyword_reservations as k')
+    .innerJoin('account_numbers as n', (j) => j.onRef('n.id', '=', 'k.account_number_id').onRef('n.account_id', '=', 'k.account_id'))
+    .select('k.id')
+    .where('n.account_id', '=', accountId)
+    .where('n.number', '=', digits)
+    .limit(boundCount(1))
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Moves the account number `digits` from `from` to `to` when `from` holds it Active; true when moved. */
 export async function moveNumber(db: Db, digits: string, from: number, to: number): Promise<boolean> {
   const res = await db
@@ -198,16 +202,6 @@ export async function moveNumber(db: Db, digits: string, from: number, to: numbe
     .where('status_id', '=', 0)
     .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
-}
-
-/** One account's usage (API.md §16 `usage`): its outbound messages created in the range. */
-export interface UsageRow {
-  id: number;
-  name: string;
-  outbound: number;
-  delivered: number;
-  failed: number;
-  credits: number;
 }
 
 /**
@@ -227,7 +221,7 @@ export async function usage(db: Db, parentId: AccountScope, from: number, to: nu
          and m.created_at >= ${from} and m.created_at <= ${to}) as failed,
       (select coalesce(sum(m.credits), 0) from messages m where m.account_id = a.id and m.direction = 1
          and m.status_id not in (5, 6) and m.created_at >= ${from} and m.created_at <= ${to}) as credits
-    from accounts a where ${scope} order by a.id limit ${limit} offset ${offset}`.execute(db);
+    from accounts a where ${scope} order by a.id limit ${boundCount(limit)} offset ${boundCount(offset)}`.execute(db);
   return rows.map((r) => ({
     id: Number(r.id),
     name: r.name,

@@ -316,6 +316,29 @@ storeTest(
     assert422(await call(ctx.app, { method: 'POST', path: `${SUB}/numbers`, token: p.token, query: `id=${child.Id}`, body: {} }), [
       fieldError('Number', 'Number cannot be blank.'),
     ]);
+    // A number with keywords reserved on it stays with the account that reserved them.
+    const second = p.numbers.filter((n) => n.Status_Id === 0)[1]!.Number;
+    const reserved = await call(ctx.app, {
+      method: 'POST',
+      path: '/v1/keyword/reserve',
+      token: p.token,
+      body: { Keyword: 'JOIN', Number: second },
+    });
+    assert.equal(reserved.statusCode, 201, reserved.body);
+    for (const wire of WIRES) {
+      assert422(
+        await call(ctx.app, {
+          method: 'POST',
+          path: `${SUB}/numbers`,
+          token: p.token,
+          wire,
+          query: `id=${child.Id}`,
+          body: { Number: second },
+        }),
+        [fieldError('Number', 'Number has keywords reserved on it; delete them first.')],
+        wire,
+      );
+    }
     const back = await call(ctx.app, {
       method: 'DELETE',
       path: `${SUB}/numbers`,
