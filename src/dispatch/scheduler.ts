@@ -9,6 +9,7 @@ import * as scheduled from '../store/repositories/scheduled.ts';
 import type { ClaimedScheduled } from '../store/repositories/scheduled.ts';
 import type { Prices } from '../domain/segments.ts';
 import { personalise, storeLinks, type PersonaliseDeps } from '../domain/personalise.ts';
+import { DAILY_LIMIT, releaseDailyRoom, takeDailyRoom, type QuotaTime } from '../domain/quotas.ts';
 import { nextOccurrence, parseRRule, type Occurrence } from '../domain/recurrence.ts';
 import { DIRECTION_OUTBOUND, LOG_STATUS, MESSAGE_TYPE_MMS } from '../records/statuses.ts';
 import type { Clock } from '../lib/time.ts';
@@ -47,6 +48,16 @@ import type { Db } from '../store/types.ts';
  * Rejected `NO_CREDITS` at once (logged, its Credits its price, nothing kept: the reservation is
  * refunded; `message.rejected` is emitted).
  *
+ * `MaxPerDay` (API.md §16, src/domain/quotas.ts): an occurrence counts on the day it is queued (the
+ * send, step 4), in the service's time zone, not on the day it was scheduled; the check (step 2)
+ * does not look at it, since the day's count is only known on the day. An occurrence that comes
+ * when the account has reached its MaxPerDay is not queued: like one its credits cannot pay, it
+ * ends Rejected at once, here with `ErrorCode` `DAILY_LIMIT` (logged, its Credits its price, the
+ * reservation refunded, `message.rejected` emitted, not counted), and a recurring message moves on
+ * to its next occurrence as after any send. It is not held over to the next day: a message
+ * scheduled for its time is not sent at another one. The limit is looked at first: an occurrence
+ * both over the limit and short of credits is `DAILY_LIMIT`.
+ *
  * Recurring messages (`RRule`, src/domain/recurrence.ts): the row is the occurrence due next.
  * - The send of an occurrence that is not the last one does not delete the row: in the SAME
  *   transaction that queues the message it moves the row to the next occurrence (`scheduled_at`,
@@ -79,6 +90,8 @@ export interface SchedulerOptions {
   pollMs: number;
   /** MSGSVC_LINK_DOMAIN: the base of the tracked links of messages scheduled with `ShortenLinks` 1 (unset: links are left alone). */
   linkDomain?: string | undefined;
+  /** MSGSVC_TIMEZONE: the IANA zone whose calendar days MaxPerDay counts (API.md §16); default `UTC`, the setting's default. */
+  timeZone?: string;
   log?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
 }
 
@@ -320,8 +333,9 @@ export class Scheduler {
   }
 
   /**
-   * Queues one taken occurrence (see the class comment): the text personalised now, its links
-   * stored, the reservation settled; Rejected `NO_CREDITS` when the balance cannot pay the rest.
+   * Queues one taken occurrence (see the class comment): counted against MaxPerDay, the text
+   * personalised now, its links stored, the reservation settled; Rejected `DAILY_LIMIT` when the
+   * account has reached its MaxPerDay today, `NO_CREDITS` when the balance cannot pay the rest.
    */
   private async queueOccurrence(
     tx: Db,
@@ -333,13 +347,21 @@ export class Scheduler {
   ): Promise<void> {
     const p = await personalise(tx, deps, accountId, m.mobile_phone, m.message, m.type_id, m.shorten_links === 1);
     const reserved = m.reserved_credits;
-    let rejected = false;
+    let errorCode: typeof DAILY_LIMIT | typeof NO_CREDITS | undefined;
     const reference = `scheduled:${m.id}`;
-    if (p.credits < reserved) await refundCredits(tx, accountId, reserved - p.credits, nowSeconds, reference);
+    // MaxPerDay (API.md §16), on the day it is queued: the caller holds the balance row (lockCredits),
+    // the lock order of src/store/repositories/quotas.ts.
+    const at: QuotaTime = { nowSeconds, timeZone: this.options.timeZone ?? 'UTC' };
+    if (!(await takeDailyRoom(tx, accountId, 1, at)).ok) {
+      await refundCredits(tx, accountId, reserved, nowSeconds, reference);
+      errorCode = DAILY_LIMIT;
+    } else if (p.credits < reserved) await refundCredits(tx, accountId, reserved - p.credits, nowSeconds, reference);
     else if (p.credits > reserved && !(await debitCredits(tx, accountId, p.credits - reserved, nowSeconds, reference))) {
       await refundCredits(tx, accountId, reserved, nowSeconds, reference);
-      rejected = true;
+      await releaseDailyRoom(tx, accountId, 1, at); // not queued: not counted
+      errorCode = NO_CREDITS;
     }
+    const rejected = errorCode !== undefined;
     const message = await insertMessage(
       tx,
       accountId,
@@ -361,10 +383,10 @@ export class Scheduler {
       nowSeconds,
     );
     if (p.links.length > 0) await storeLinks(tx, accountId, message.id, p.links, nowSeconds);
-    if (rejected) {
-      await setMessageErrorCode(tx, accountId, message.id, NO_CREDITS);
+    if (errorCode !== undefined) {
+      await setMessageErrorCode(tx, accountId, message.id, errorCode);
       // API.md §12.1: message.rejected, in the transaction that logs it Rejected.
-      await emitEvent(tx, accountId, 'message.rejected', { ...message, error_code: NO_CREDITS }, nowSeconds);
+      await emitEvent(tx, accountId, 'message.rejected', { ...message, error_code: errorCode }, nowSeconds);
     }
   }
 }

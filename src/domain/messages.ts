@@ -9,12 +9,14 @@ import type { MessageFilter } from '../store/repositories/message-log.ts';
 import type { BatchRow, MessageRow } from '../records/messages.ts';
 import * as numbers from '../store/repositories/numbers.ts';
 import * as accounts from '../store/repositories/accounts.ts';
+import * as quotas from './quotas.ts';
 import { ValidationFailedError, type FieldError } from './errors.ts';
 import { loadOr404 } from './find.ts';
 import { messageCost, type Prices } from './segments.ts';
 import { sendableTemplate } from './mms-templates.ts';
 import * as media from '../store/repositories/media.ts';
 import * as personal from '../store/repositories/personalise.ts';
+import { lockCredits } from '../store/repositories/scheduled.ts';
 import {
   contactValues,
   finishText,
@@ -77,6 +79,12 @@ import {
  * - `sms/preview` validates as `send` and answers what `send` would queue (API.md §10.6); for an
  *   MMS its `Message` is the template's Message merged for the recipient (what the phone shows),
  *   `Encoding` `""`, `Segments` 1 and `Credits` the MMS price.
+ * - `MaxPerDay` (API.md §16; the rule is src/domain/quotas.ts): `send` counts one message,
+ *   `send-group` one per recipient queued, on the service's day, in the transaction that queues
+ *   them; past the limit, 422 `Daily limit of {n} messages reached.` on `Message` and nothing is
+ *   queued or debited (a `send-group` all or nothing). It comes before `Not enough credits` (both
+ *   are on `Message`, which shows one error): no top-up lifts it today. `sms/preview` answers it too,
+ *   from the day's count as it stands (nothing counted).
  */
 
 /** What the messaging rules need: the store, the clock, the prices and the phone region. */
@@ -88,6 +96,11 @@ export interface MessagingDeps {
   region: CountryCode;
   /** MSGSVC_LINK_DOMAIN, the base of tracked links (`ShortenLinks`); unset: `ShortenLinks` 1 is refused. */
   linkDomain?: string | undefined;
+  /**
+   * MSGSVC_TIMEZONE, the IANA zone whose calendar days `MaxPerDay` counts (API.md §16) in `send`,
+   * `send-group` and `preview`; unset: `UTC`, the setting's default (the routes always set it).
+   */
+  timeZone?: string;
 }
 
 /** API.md §10.6 field order of send and send-group: errors are listed in this order (API.md §4.4). */
@@ -247,7 +260,9 @@ async function checkSend(deps: MessagingDeps, accountId: number, input: Input): 
  * @throws ValidationFailedError (422) with the first error of each field in API.md §10.6 order, e.g.
  *   `Mobile Phone cannot be blank.` (no recipient), `Phone Number Id is invalid.`, `Mobile Phone has
  *   opted out.`, `Number is invalid.`, `Mms Template Id is invalid.`, `Shorten Links is invalid.`;
- *   and, when all else passed, on `Message`: `Not enough credits: {cost} needed, {available} available.`
+ *   and, when all else passed, on `Message`: `Daily limit of {n} messages reached.` (the account's
+ *   MaxPerDay, API.md §16, reached today), else `Not enough credits: {cost} needed, {available}
+ *   available.`; then nothing is queued, debited or counted.
  */
 export async function sendMessage(deps: MessagingDeps, accountId: number, input: Input): Promise<MessageRow> {
   const { store, clock } = deps;
@@ -259,6 +274,10 @@ export async function sendMessage(deps: MessagingDeps, accountId: number, input:
     async (tx) => {
       // The debit is the transaction's first statement (on SQLite it takes the write lock at once).
       const balance = await credits.takeCredits(tx, accountId, sent.credits, now);
+      // MaxPerDay (API.md §16): counted after the balance row (the lock order of quotas.ts), and
+      // refused before the credits. A refusal throws: the debit and the count roll back.
+      const room = await quotas.takeDailyRoom(tx, accountId, 1, quotaTime(deps, now));
+      if (!room.ok) throw quotas.dailyLimitError(room.limit);
       if (balance === undefined) {
         const available = await accounts.getCredits(tx, accountId);
         throw new ValidationFailedError([{ field: 'Message', message: notEnoughCreditsMessage(sent.credits, available) }]);
@@ -293,6 +312,11 @@ export async function sendMessage(deps: MessagingDeps, accountId: number, input:
   );
 }
 
+/** When a send queues, for MaxPerDay (API.md §16): `nowSeconds` (epoch seconds) in the service's zone. */
+function quotaTime(deps: MessagingDeps, nowSeconds: number): quotas.QuotaTime {
+  return { nowSeconds, timeZone: deps.timeZone ?? 'UTC' };
+}
+
 /** What the personalising rules need of the messaging deps. */
 function personaliseDeps(deps: MessagingDeps): { prices: Prices; linkDomain: string | undefined } {
   return { prices: deps.prices, linkDomain: deps.linkDomain };
@@ -312,7 +336,8 @@ export interface MessagePreview {
  * `send` would queue: the text personalised for the recipient (links shortened with codes that
  * are not kept), its encoding, segments and credits. Nothing is stored or debited. For an MMS the
  * text is the template's Message merged for the recipient (what the phone shows), `Encoding` `""`.
- * @throws ValidationFailedError as `sendMessage`, `Not enough credits: …` included (the balance read now).
+ * @throws ValidationFailedError as `sendMessage`, `Daily limit of {n} messages reached.` (today's
+ *   count read now, nothing counted) and `Not enough credits: …` (the balance read now) included.
  */
 export async function previewMessage(deps: MessagingDeps, accountId: number, input: Input): Promise<MessagePreview> {
   const { store } = deps;
@@ -322,6 +347,7 @@ export async function previewMessage(deps: MessagingDeps, accountId: number, inp
     text = (await media.findTemplate(store.db, accountId, draft.templateId))?.message ?? '';
   }
   const p: Personalised = await personalise(store.db, personaliseDeps(deps), accountId, recipient, text, draft.typeId, draft.shortenLinks);
+  await quotas.assertDailyRoom(store.db, accountId, 1, quotaTime(deps, deps.clock.nowSeconds()));
   const available = await accounts.getCredits(store.db, accountId);
   if (available < p.credits) {
     throw new ValidationFailedError([{ field: 'Message', message: notEnoughCreditsMessage(p.credits, available) }]);
@@ -340,9 +366,10 @@ export async function previewMessage(deps: MessagingDeps, accountId: number, inp
  * @returns the Batch: recipients (messages queued), skipped (opted-out members), credits (the sum
  *   of its messages' credits).
  * @throws ValidationFailedError (422) as `sms/send` (`Group Id cannot be blank.`, `Group Id is
- *   invalid.` for a group the account does not own), and `Not enough credits: {sum} needed,
- *   {available} available.` on `Message`, when the balance cannot pay for every personalised
- *   message: then nothing is queued.
+ *   invalid.` for a group the account does not own), and on `Message`: `Daily limit of {n} messages
+ *   reached.` when its recipients would take the day's count past the account's MaxPerDay (API.md
+ *   §16), else `Not enough credits: {sum} needed, {available} available.` when the balance cannot
+ *   pay for every personalised message: then nothing is queued, debited or counted.
  */
 export async function sendGroupMessage(deps: MessagingDeps, accountId: number, input: Input): Promise<BatchRow> {
   const { store, clock } = deps;
@@ -395,6 +422,10 @@ export async function sendGroupMessage(deps: MessagingDeps, accountId: number, i
   return inTransaction(
     store,
     async (tx) => {
+      // The balance row first, as every path that queues (the debit, or the scheduler's
+      // lockCredits) takes it before the messages' rows (their conversations, migration 017): a
+      // concurrent personalised send-group, which debits before it inserts, cannot deadlock this one.
+      await lockCredits(tx, accountId);
       const batchId = await log.insertBatch(tx, accountId, batch, now);
       const recipients = await log.insertGroupMessages(
         tx,
@@ -413,7 +444,11 @@ export async function sendGroupMessage(deps: MessagingDeps, accountId: number, i
         now,
       );
       const total = recipients * cost.credits;
-      if (!(await credits.debitCredits(tx, accountId, total, now, `batch:${batchId}`))) {
+      const paid = await credits.debitCredits(tx, accountId, total, now, `batch:${batchId}`);
+      // MaxPerDay (API.md §16), all or nothing: see sendMessage.
+      const room = await quotas.takeDailyRoom(tx, accountId, recipients, quotaTime(deps, now));
+      if (!room.ok) throw quotas.dailyLimitError(room.limit);
+      if (!paid) {
         const available = await accounts.getCredits(tx, accountId);
         throw new ValidationFailedError([{ field: 'Message', message: notEnoughCreditsMessage(total, available) }]);
       }
@@ -427,10 +462,11 @@ export async function sendGroupMessage(deps: MessagingDeps, accountId: number, i
 /**
  * Queues a batch's personalised messages inside the caller's transaction: reads the members who
  * have not opted out with their contact values (one query; their custom field entries in a second,
- * only when `{Field:…}` is used), personalises each text, debits the sum of their credits, then
- * inserts the messages in chunks and their links.
+ * only when `{Field:…}` is used), personalises each text, debits the sum of their credits, counts
+ * them against MaxPerDay (API.md §16), then inserts the messages in chunks and their links.
  * @returns how many were queued and their total credits.
- * @throws ValidationFailedError `Not enough credits: {sum} needed, {available} available.` on `Message`.
+ * @throws ValidationFailedError on `Message`: `Daily limit of {n} messages reached.`, else `Not
+ *   enough credits: {sum} needed, {available} available.`
  */
 async function queuePersonalised(
   deps: MessagingDeps,
@@ -455,7 +491,11 @@ async function queuePersonalised(
     rows[i] = { mobilePhone: c.number, message: p.message, segments: p.segments, credits: p.credits };
     if (p.links.length > 0) links[i] = p.links;
   }
-  if (!(await credits.debitCredits(tx, accountId, total, shared.now, `batch:${shared.batchId}`))) {
+  const paid = await credits.debitCredits(tx, accountId, total, shared.now, `batch:${shared.batchId}`);
+  // MaxPerDay (API.md §16), all or nothing: see sendMessage.
+  const room = await quotas.takeDailyRoom(tx, accountId, members.length, quotaTime(deps, shared.now));
+  if (!room.ok) throw quotas.dailyLimitError(room.limit);
+  if (!paid) {
     const available = await accounts.getCredits(tx, accountId);
     throw new ValidationFailedError([{ field: 'Message', message: notEnoughCreditsMessage(total, available) }]);
   }

@@ -3,7 +3,10 @@ import type { ScheduleDeps } from '../../../domain/scheduled.ts';
 import { systemClock } from '../../../lib/time.ts';
 import type { RouteDeps } from '../../operation.ts';
 
-/** What the messaging rules need, from the route dependencies (the system clock unless one was injected). */
+/**
+ * What the messaging rules need, from the route dependencies (the system clock unless one was
+ * injected), with the service's time zone, whose days MaxPerDay counts (API.md §16).
+ */
 export function messagingDeps({ store, config, clock }: RouteDeps): MessagingDeps {
   return {
     store,
@@ -11,6 +14,7 @@ export function messagingDeps({ store, config, clock }: RouteDeps): MessagingDep
     prices: { smsSegmentCredits: config.smsSegmentCredits, mmsCredits: config.mmsCredits },
     region: config.defaultRegion,
     linkDomain: config.linkDomain,
+    timeZone: config.timeZone,
   };
 }
 
