@@ -73,6 +73,8 @@ export function createScheduler(config: Config, store: Store, overrides: { clock
     clock: overrides.clock ?? systemClock,
     prices: { smsSegmentCredits: config.smsSegmentCredits, mmsCredits: config.mmsCredits },
     linkDomain: config.linkDomain,
+    // API.md §16: MaxPerDay counts the days of the service's zone.
+    timeZone: config.timeZone,
     batchSize: config.dispatchBatchSize,
     leaseMs: config.dispatchLeaseMs,
     pollMs: config.schedulerPollMs,
