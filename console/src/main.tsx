@@ -2,8 +2,8 @@
  * The console's shell: the session (sign-in, an invitation, sign-out), the navigation, the "slow
  * down" banner, and the pages by the URL's hash (#/overview, #/messages, #/messages/<id>,
  * #/conversations, #/conversations/<number>, #/compose, #/scheduled, #/contacts, #/groups,
- * #/keywords, #/media, #/webhooks, #/keys, #/people, #/audit, #/settings, #/security,
- * #/invite/<code>). The session is an HttpOnly cookie: no secret is kept by the page or put in a
+ * #/keywords, #/media, #/webhooks, #/keys, #/people, #/subaccounts, #/subaccounts/<id>, #/audit,
+ * #/settings, #/security, #/invite/<code>). The session is an HttpOnly cookie: no secret is kept by the page or put in a
  * URL (an invitation's code is in the fragment, which no server sees). Pages and actions the
  * session's scopes do not allow are not shown (the server refuses them anyway).
  */
@@ -31,6 +31,8 @@ import { Ledger } from './pages/ledger.tsx';
 import { CustomFields } from './pages/custom-fields.tsx';
 import { Keys } from './pages/keys.tsx';
 import { People } from './pages/people.tsx';
+import { Subaccounts } from './pages/subaccounts.tsx';
+import { useSubaccountsShown } from './pages/subaccount-kit.ts';
 import { Audit } from './pages/audit.tsx';
 import { AccountSettings } from './pages/settings.tsx';
 import { Security } from './pages/security.tsx';
@@ -46,6 +48,8 @@ interface PageEntry {
   person?: boolean;
   /** The title of one of its records (`#/<route>/<id>`), e.g. `Contact 12`. */
   record?: (id: string) => string;
+  /** Only where the server lets the credential reach sub-accounts (never in a sub-account: useSubaccountsShown). */
+  parent?: boolean;
 }
 
 const PAGES: readonly PageEntry[] = [
@@ -64,6 +68,7 @@ const PAGES: readonly PageEntry[] = [
   { route: 'webhooks', label: 'Webhooks', scope: 'webhooks:read' },
   { route: 'keys', label: 'Keys', scope: 'keys:read' },
   { route: 'people', label: 'People', scope: 'users:read' },
+  { route: 'subaccounts', label: 'Sub-accounts', scope: 'subaccounts:read', parent: true, record: (id) => `Sub-account ${id}` },
   { route: 'audit', label: 'Audit log', scope: 'audit:read' },
   { route: 'settings', label: 'Settings', title: 'Account settings', scope: 'account:read' },
   { route: 'security', label: 'Security', title: 'Your security', person: true },
@@ -116,6 +121,8 @@ function App() {
     [session],
   );
 
+  const subaccountsShown = useSubaccountsShown(api);
+
   const { page, id } = place;
   const entry = PAGES.find((p) => p.route === page);
   const title = id !== undefined && entry?.record ? entry.record(id) : (entry?.title ?? entry?.label ?? 'Overview');
@@ -164,6 +171,7 @@ function App() {
   else if (page === 'webhooks') content = <Webhooks api={api} />;
   else if (page === 'keys') content = <Keys api={api} />;
   else if (page === 'people') content = <People api={api} />;
+  else if (page === 'subaccounts') content = <Subaccounts api={api} />;
   else if (page === 'audit') content = <Audit api={api} />;
   else if (page === 'settings') content = <AccountSettings api={api} />;
   else if (page === 'security') content = <Security api={api} onChange={() => void refresh()} />;
@@ -178,7 +186,9 @@ function App() {
       <header class="top">
         <span class="brand">msgsvc</span>
         <nav aria-label="Pages">
-          {PAGES.filter((p) => (p.scope === undefined || api.can(p.scope)) && (!p.person || session.User !== null)).map((p) => (
+          {PAGES.filter(
+            (p) => (p.scope === undefined || api.can(p.scope)) && (!p.person || session.User !== null) && (!p.parent || subaccountsShown),
+          ).map((p) => (
             <a key={p.route} href={`#/${p.route}`} aria-current={page === p.route ? 'page' : undefined}>
               {p.label}
             </a>

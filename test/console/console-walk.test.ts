@@ -33,6 +33,7 @@ const PAGES: readonly { route: string; link: string; title: string }[] = [
   { route: 'webhooks', link: 'Webhooks', title: 'Webhooks' },
   { route: 'keys', link: 'Keys', title: 'Keys' },
   { route: 'people', link: 'People', title: 'People' },
+  { route: 'subaccounts', link: 'Sub-accounts', title: 'Sub-accounts' },
   { route: 'audit', link: 'Audit log', title: 'Audit log' },
   { route: 'settings', link: 'Settings', title: 'Account settings' },
 ];

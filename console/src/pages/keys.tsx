@@ -161,8 +161,17 @@ export function Keys(props: { api: Api }) {
   );
 }
 
-/** The scope choice for each resource: none, read, or read and write (only what the signed-in credential holds). */
-function ScopePicker(props: { api: Api; prefix: string; value: Scope[]; onChange: (scopes: Scope[]) => void }) {
+/**
+ * The scope choice for each resource: none, read, or read and write (only what the signed-in
+ * credential holds); `omit` leaves resources out (a sub-account's key never reaches `subaccounts`).
+ */
+export function ScopePicker(props: {
+  api: Api;
+  prefix: string;
+  value: Scope[];
+  onChange: (scopes: Scope[]) => void;
+  omit?: readonly string[];
+}) {
   const all = props.value.includes('*');
   const level = (resource: string) =>
     props.value.includes(`${resource}:write` as Scope) ? 'write' : props.value.includes(`${resource}:read` as Scope) ? 'read' : '';
@@ -180,7 +189,7 @@ function ScopePicker(props: { api: Api; prefix: string; value: Scope[]; onChange
         </label>
       )}
       {!all &&
-        RESOURCES.filter((r) => props.api.can(`${r}:read`)).map((r) => (
+        RESOURCES.filter((r) => props.api.can(`${r}:read`) && !(props.omit ?? []).includes(r)).map((r) => (
           <div key={r}>
             <label for={`${props.prefix}-scope-${r}`}>{r}</label>
             <select id={`${props.prefix}-scope-${r}`} value={level(r)} onInput={(e) => set(r, e.currentTarget.value)}>
