@@ -560,6 +560,27 @@ async function main(): Promise<void> {
         );
       },
     },
+    {
+      // Fair dispatch and MaxPerSecond (bench/fairness.ts; API.md §16): B's message under A's backlog of
+      // 1 M (100 k quick), throughput of 1 vs 100 accounts, MaxPerSecond 50 across two workers.
+      name: 'fairness',
+      size: quick ? 100_000 : 1_000_000,
+      seconds: quick ? 240 : 600,
+      tolerant: true,
+      run: async (timeoutMs) => {
+        const args = quick ? ['--backlog', '100000', '--probes', '30', '--messages', '20000', '--repeat', '1', '--mps-seconds', '10'] : [];
+        const fairness = await runSummarised<{
+          latency: { store: string; p50Ms: number; p99Ms: number }[];
+          throughput: { store: string; ratio: number }[];
+          maxPerSecond: { store: string; total: number; expected: number }[];
+        }>('bench/fairness.ts', [...args, ...(appRoot !== ROOT ? ['--app', appRoot] : [])], 'FAIRNESS', timeoutMs);
+        Object.assign(result, { fairness });
+        for (const x of fairness.latency) log(`fairness ${x.store}: B's message under the backlog p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms`);
+        for (const x of fairness.throughput)
+          log(`fairness ${x.store}: 100 accounts at ${Math.round(x.ratio * 100)} % of one account's rate`);
+        for (const x of fairness.maxPerSecond) log(`fairness ${x.store}: MaxPerSecond ${x.total} sent of ${x.expected}`);
+      },
+    },
   ];
   const selected = (name: string) => !plan.only || plan.only.has(name);
   const secondsFrom = (i: number) => after.slice(i).reduce((n, step) => n + (selected(step.name) ? step.seconds : 0), 0);

@@ -16,6 +16,7 @@ import { createRouter, type Router, type RouteRule } from '../carriers/config.ts
 import { quietCheck, type QuietCheck, type QuietSettings } from '../domain/quiet-hours.ts';
 import { findSettingsMany } from '../store/repositories/account-settings.ts';
 import type { SmppStatus } from './smpp.ts';
+import { createMemorySendCounter, sendWindow, type SendCounter, type SendGrants } from './send-counter.ts';
 
 /**
  * The dispatcher (API.md §11.2): takes queued messages to the carriers and the carriers'
@@ -33,10 +34,24 @@ import type { SmppStatus } from './smpp.ts';
  * 2. when no carrier is ready, nothing is claimed (an outage of every carrier spends no attempt).
  *    Else up to `batchSize` due messages are claimed in ONE atomic statement that also commits
  *    them as `sending` with a lease (src/store/repositories/dispatch.ts): from here on no other
- *    dispatcher takes them until the lease runs out;
+ *    dispatcher takes them until the lease runs out. The claim is SHARED BETWEEN ACCOUNTS (API.md
+ *    §16 "Quotas and fairness"; src/store/claim.ts fairMessageClaim): round-robin over the
+ *    accounts with due messages, each getting an even share of the batch (what small accounts
+ *    leave goes to the big ones), so one account's backlog of a million messages delays another
+ *    account's message by a round, not by the backlog. Only `active` accounts' messages are
+ *    claimed: a suspended account's wait Queued, untouched, until it is active again. An account
+ *    with MaxPerSecond gets at most what the send counter grants it for the current second
+ *    (src/dispatch/send-counter.ts: asked before the claim for the accounts with due messages,
+ *    the unused part given back after it); its other messages stay Queued, untouched, for the
+ *    next second. A claim serves at most 10 accounts with a backlog (and any number with a few
+ *    messages: BACKLOGGED_PER_CLAIM in src/store/repositories/dispatch.ts); when more accounts
+ *    have due messages than one claim serves, the next claim starts after the last account served
+ *    (a cursor), so that all get their turn;
  * 3. claimed messages that must not go out end at once: Rejected (recipient opted out, number no
- *    longer Active), Failed (`NO_ROUTE`, or `NO_MMS_ROUTE` for an MMS, when no carrier of its
- *    route takes its type; attempts exhausted);
+ *    longer Active, `ACCOUNT_CLOSED` when the account was closed since the claim), Failed
+ *    (`NO_ROUTE`, or `NO_MMS_ROUTE` for an MMS, when no carrier of its route takes its type;
+ *    attempts exhausted). A message whose account was suspended since the claim is released, as
+ *    in 4;
  * 3b. a claimed message whose recipient is inside the quiet hours of its account (API.md §14.3.5)
  *    is HELD: back to Queued, due when they end in the recipient's zone, marked `quiet_state` 1,
  *    its attempt given back; no carrier is asked, so it counts as no carrier failure. The replies
@@ -114,6 +129,12 @@ export interface DispatcherOptions {
   notReadyDelayMs?: number;
   /** MSGSVC_TIMEZONE: the zone of quiet hours for accounts that chose none (API.md §14.3.5). Default `UTC`. */
   timeZone?: string;
+  /**
+   * Where MaxPerSecond is counted (API.md §16; src/dispatch/send-counter.ts): shared through Redis
+   * by every instance (createDispatcher does so when REDIS_URL is set), or, by default, in this
+   * process only (the cap then holds per process). Closed by stop().
+   */
+  sendCounter?: SendCounter;
   /** Inbound texts from the carriers (API.md §11.5), with the configured name of the carrier each came through. Default: logged and dropped. */
   inbound?: (text: InboundText, carrier: string) => Promise<void>;
   log?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
@@ -269,9 +290,20 @@ export class Dispatcher {
   };
   /** When parked receipts were last looked at (clock ms). */
   private parkedCheckedAt = -Infinity;
+  private readonly sendCounter: SendCounter;
+  /**
+   * The round-robin cursor of the claim: the next claim looks at accounts above it (0: from the
+   * first). Moved past the last account served when a claim filled its batch (moveCursor).
+   */
+  private cursor = 0;
+  /** True after a round whose claim, from a cursor above 0, found nothing: the next round starts at once. */
+  private wrapped = false;
+  /** The active accounts with MaxPerSecond (id → per second), and when (clock ms) they were read: at most once a second. */
+  private rateLimited: { at: number; caps: ReadonlyMap<number, number> } | undefined;
 
   constructor(private readonly options: DispatcherOptions) {
     this.log = options.log ?? noLog;
+    this.sendCounter = options.sendCounter ?? createMemorySendCounter();
     const named: readonly NamedCarrier[] =
       options.carriers ??
       (options.carrier ? [{ name: options.carrierName ?? defaultCarrierName(options.carrier), carrier: options.carrier }] : []);
@@ -288,7 +320,7 @@ export class Dispatcher {
       pollMs: options.pollMs,
       round: async () => {
         const round = await this.runOnce();
-        return round.claimed - (round.waiting ?? 0) > 0 || round.receipts > 0;
+        return round.claimed - (round.waiting ?? 0) > 0 || round.receipts > 0 || this.wrapped;
       },
       onError: (err) => {
         this.totals.roundErrors++;
@@ -376,10 +408,11 @@ export class Dispatcher {
     this.poll.start();
   }
 
-  /** Stops the loop after the round in progress (its outcomes are written), then the carriers. */
+  /** Stops the loop after the round in progress (its outcomes are written), then the carriers and the send counter's connection. */
   async stop(): Promise<void> {
     await this.poll.stop();
     await Promise.all(this.lanes.map((l) => l.carrier.stop()));
+    await this.sendCounter.close();
   }
 
   /**
@@ -390,6 +423,7 @@ export class Dispatcher {
     const { store, clock, batchSize, leaseMs, maxAttempts } = this.options;
     const round: DispatchRound = { receipts: 0, claimed: 0, sent: 0, failed: 0, rejected: 0, retried: 0, lost: 0 };
     this.totals.rounds++;
+    this.wrapped = false;
     // API.md §12.1: the receipts' message events are written in the receipts' transaction.
     // (A read first: an idle round takes no write lock.)
     round.receipts = !(await dispatch.hasDueReceipts(store.db, clock.nowMs()))
@@ -413,9 +447,25 @@ export class Dispatcher {
     // No carrier can take submits now (links down): claim nothing, spend no attempt.
     if (!this.lanes.some((l) => l.ready())) return round;
     const token = randomUUID();
-    const claimed = await dispatch.claimDue(store.db, clock.nowMs(), batchSize, clock.nowMs() + leaseMs, token);
+    const now = clock.nowMs();
+    const grants = await this.takeGrants(now);
+    let claimed: ClaimedMessage[];
+    try {
+      claimed = await dispatch.claimDue(store.db, now, batchSize, now + leaseMs, token, {
+        cursor: this.cursor,
+        ...(grants ? { grants: grants.byAccount } : {}),
+      });
+    } catch (err) {
+      if (grants) await grants.giveBack(grants.byAccount);
+      throw err;
+    }
     round.claimed = claimed.length;
     this.totals.claimed += claimed.length;
+    this.moveCursor(claimed, batchSize);
+    // MaxPerSecond: what the claim did not use goes back to the counter at once, for the other
+    // instances in this second; what it claimed but no carrier was asked for, after the submits.
+    const perAccount = grants ? countByAccount(claimed, grants.byAccount) : undefined;
+    if (grants) await grants.giveBack(unusedGrants(grants.byAccount, perAccount!));
     if (claimed.length === 0) return round;
 
     const outcomes = new Map<number, Outcome>();
@@ -427,6 +477,11 @@ export class Dispatcher {
     const toSubmit: { m: ClaimedMessage; route: readonly string[] }[] = [];
     for (const m of claimed) {
       const reason = blocked.get(m.id);
+      // Suspended since the claim (API.md §16): back to the queue unattempted, to go when active again.
+      if (reason === dispatch.ACCOUNT_NOT_ACTIVE) {
+        outcomes.set(m.id, { kind: 'release' });
+        continue;
+      }
       if (reason) {
         outcomes.set(m.id, { kind: 'ended', statusId: LOG_STATUS.REJECTED, errorCode: reason });
         continue;
@@ -441,9 +496,53 @@ export class Dispatcher {
 
     // One read of each MMS template per round, however many of its messages the round submits.
     const templates: TemplateCache = new Map();
-    await Promise.all(toSubmit.map(({ m, route }) => this.submitOne(m, route, outcomes, templates)));
+    const submitted = new Set<number>();
+    await Promise.all(toSubmit.map(({ m, route }) => this.submitOne(m, route, outcomes, templates, submitted)));
+    if (grants) {
+      // MaxPerSecond counts messages handed to a carrier: the claimed ones no carrier was asked
+      // for (rejected, held by quiet hours, released) are given back.
+      await grants.giveBack(countByAccount(claimed, perAccount!, (m) => !submitted.has(m.id)));
+    }
     await this.record(claimed, token, outcomes, round, quiet.settings);
     return round;
+  }
+
+  /**
+   * MaxPerSecond (API.md §16): the grants of the current second (⌊now / 1000⌋) for the active
+   * accounts with a MaxPerSecond that have a message due, each asking for as many as a claim may
+   * take (its cap, at most `batchSize`). Undefined when no such account has a message due (no
+   * read of the counter). The accounts with MaxPerSecond are read at most once a second of the
+   * clock, so a change of an account's MaxPerSecond applies within a second (until then a newly
+   * capped account's messages wait, one no longer capped goes at once).
+   * @param now epoch ms.
+   */
+  private async takeGrants(now: number): Promise<SendGrants | undefined> {
+    const { store, batchSize } = this.options;
+    if (!this.rateLimited || now - this.rateLimited.at >= 1000 || now < this.rateLimited.at)
+      this.rateLimited = { at: now, caps: await dispatch.findRateLimitedAccounts(store.db) };
+    const caps = this.rateLimited.caps;
+    if (caps.size === 0) return undefined;
+    const due = await dispatch.accountsWithDue(store.db, [...caps.keys()], now);
+    if (due.length === 0) return undefined;
+    return this.sendCounter.take(
+      sendWindow(now),
+      due.map((account) => ({ account, want: Math.min(caps.get(account)!, batchSize), cap: caps.get(account)! })),
+    );
+  }
+
+  /**
+   * Moves the round-robin cursor after a claim (the claim walks the accounts in id order from the
+   * cursor up, and stops once it has a batch's worth of work): past the last account served when
+   * the claim filled its batch (the walk may have stopped there, more accounts may follow), else
+   * back to 0 (a claim short of its batch reached the last account). A full claim that did reach
+   * the last account costs the next round one empty claim (the walk finds nothing above), which
+   * then starts again from 0 at once.
+   */
+  private moveCursor(claimed: readonly ClaimedMessage[], batchSize: number): void {
+    // A claim from a cursor that found nothing above it is not an idle round: the accounts below
+    // it are looked at by the next round at once, not after the poll interval.
+    this.wrapped = this.cursor > 0 && claimed.length === 0;
+    this.cursor = claimed.length >= batchSize ? Math.max(...claimed.map((m) => m.account_id)) : 0;
   }
 
   /**
@@ -503,7 +602,7 @@ export class Dispatcher {
     for (let i = 0; i < maxRounds; i++) {
       const r = await this.runOnce();
       for (const k of Object.keys(sum) as (keyof DispatchRound)[]) sum[k] = (sum[k] ?? 0) + (r[k] ?? 0);
-      if (r.claimed === 0 && r.receipts === 0) break;
+      if (r.claimed === 0 && r.receipts === 0 && !this.wrapped) break;
     }
     return sum;
   }
@@ -548,6 +647,7 @@ export class Dispatcher {
     route: readonly string[],
     outcomes: Map<number, Outcome>,
     templates: TemplateCache,
+    submitted: Set<number>,
   ): Promise<void> {
     let message: OutboundMessage | undefined;
     let result: SubmitResult | undefined;
@@ -571,6 +671,7 @@ export class Dispatcher {
           continue;
         message ??= await this.outbound(m, templates);
         carrier = lane.name;
+        submitted.add(m.id);
         try {
           result = await lane.carrier.submit(message);
           lane.submits[result.kind === 'accepted' ? 'accepted' : result.kind === 'failed' ? 'failed' : 'retry']++;
@@ -693,6 +794,25 @@ export class Dispatcher {
 /** The quiet-hours fields of a settings row, compared to tell a change (undefined: no row). */
 function quietKey(r: QuietSettings | undefined): string {
   return r === undefined ? '' : JSON.stringify([r.quiet_start, r.quiet_end, r.time_zone]);
+}
+
+/**
+ * The claimed messages counted by account, for the accounts of `grants` only (those with
+ * MaxPerSecond), each account of `grants` present (0 included); `which` selects the messages counted.
+ */
+function countByAccount(
+  claimed: readonly ClaimedMessage[],
+  grants: ReadonlyMap<number, number>,
+  which: (m: ClaimedMessage) => boolean = () => true,
+): Map<number, number> {
+  const out = new Map<number, number>([...grants.keys()].map((a) => [a, 0]));
+  for (const m of claimed) if (out.has(m.account_id) && which(m)) out.set(m.account_id, out.get(m.account_id)! + 1);
+  return out;
+}
+
+/** Per account, what a grant left unused: granted − claimed (never below 0). */
+function unusedGrants(grants: ReadonlyMap<number, number>, claimed: ReadonlyMap<number, number>): Map<number, number> {
+  return new Map([...grants].map(([a, n]) => [a, Math.max(0, n - (claimed.get(a) ?? 0))]));
 }
 
 /** 1 s × 2^(attempt − 1), at most 5 minutes. */

@@ -7,6 +7,7 @@ import { buildCarrier, buildCarriers } from '../carriers/index.ts';
 import { Scheduler, type SchedulerOptions } from './scheduler.ts';
 import { createInboundHandler, inboundDeps } from '../domain/inbound.ts';
 import { WebhookDeliverer } from '../webhooks/deliverer.ts';
+import { createMemorySendCounter, createRedisSendCounter, type SendCounter } from './send-counter.ts';
 
 /**
  * Where the dispatcher lives (API.md §11.2): src/dispatch/, beside http/ and domain/, because
@@ -18,6 +19,7 @@ import { WebhookDeliverer } from '../webhooks/deliverer.ts';
 
 export type { Carrier } from './carrier.ts';
 export { Dispatcher } from './dispatcher.ts';
+export type { SendCounter } from './send-counter.ts';
 export { Scheduler } from './scheduler.ts';
 
 /**
@@ -36,6 +38,17 @@ export function isSandboxCarrier(config: Pick<Config, 'carriers'>): boolean {
  */
 export function createCarrier(config: Config, store?: Store, log?: DispatcherOptions['log']): Carrier {
   return buildCarrier(config, config.carriers[0]!, store, log ? { log } : {});
+}
+
+/**
+ * Where the dispatcher counts MaxPerSecond (API.md §16; src/dispatch/send-counter.ts): with
+ * REDIS_URL, in Redis, shared by every instance (keys `{MSGSVC_RATE_KEY_PREFIX}:mps:{second}`);
+ * without, in this process (the cap then holds per process).
+ */
+export function createSendCounter(config: Pick<Config, 'redisUrl' | 'rateKeyPrefix'>, log?: DispatcherOptions['log']): SendCounter {
+  return config.redisUrl
+    ? createRedisSendCounter(config.redisUrl, `${config.rateKeyPrefix}:mps`, log ?? { info() {}, warn() {} })
+    : createMemorySendCounter();
 }
 
 /** Builds a dispatcher from the settings (not started). `overrides` replace the carrier, clock, log or inbound handler. */
@@ -57,6 +70,8 @@ export function createDispatcher(
     pollMs: config.dispatchPollMs,
     // API.md §14.3.5: quiet hours of accounts that chose no TimeZone are in the service's zone.
     timeZone: config.timeZone,
+    // API.md §16: MaxPerSecond across every instance when Redis is configured.
+    sendCounter: createSendCounter(config, overrides.log),
     ...(overrides.log ? { log: overrides.log } : {}),
     // API.md §11.5: inbound texts from the carrier run the inbound rules (src/domain/inbound.ts).
     inbound: overrides.inbound ?? createInboundHandler(inboundDeps(config, store, overrides.clock ?? systemClock), overrides.log),

@@ -29,6 +29,13 @@ const LIST = 'src/domain/error-codes.ts';
  * that is no ErrorCode either is added here, knowingly.
  */
 const NOT_ERROR_CODES: Readonly<Record<string, string>> = {
+  // Redis commands of the MaxPerSecond counter's Lua script (src/dispatch/send-counter.ts).
+  HGET: 'a Redis command',
+  HINCRBY: 'a Redis command',
+  PEXPIRE: 'a Redis command',
+  EXISTS: 'a Redis command',
+  // The dispatcher's reason to put back a suspended account's message (API.md §16.2): it waits, no ErrorCode.
+  ACCOUNT_NOT_ACTIVE: 'a reason the dispatcher holds a message, never shown',
   // Keywords of incoming texts (API.md §11.5) and of keyword reservations.
   STOP: 'an opt-out keyword',
   STOPALL: 'an opt-out keyword',

@@ -97,6 +97,21 @@ const CONTROLLER_TABLES: Readonly<Record<string, readonly string[]>> = {
   audit: [],
   // API.md §10.9: errors/index, a read.
   errors: [],
+  // API.md §16.1: sub-accounts made, changed and closed (their Queued messages rejected and refunded,
+  // scheduled ones cancelled, keys revoked, sessions ended), credits moved, keys and people made,
+  // numbers moved.
+  subaccounts: [
+    'accounts',
+    'credit_balances',
+    'credit_ledger',
+    'api_tokens',
+    'users',
+    'account_numbers',
+    'messages',
+    'scheduled_messages',
+    'sessions',
+    'webhook_deliveries',
+  ],
 };
 /** Every operation of the registry (src/http/routes), GET ones with their HEAD. */
 const OPS: readonly Op[] = Object.entries(CONTROLLERS).flatMap(([controller, ops]) =>
