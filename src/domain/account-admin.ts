@@ -214,7 +214,6 @@ export async function closeAccount(deps: Pick<AccountAdminDeps, 'store' | 'clock
 async function closeIn(tx: Parameters<typeof repo.lockBalances>[0], clock: Clock, account: AccountRecordRow): Promise<void> {
   const now = clock.nowSeconds();
   await lockCredits(tx, account.id);
-  await repo.updateAccount(tx, account.id, { status: 'closed', closedAt: now }, now);
   const rejected = await repo.rejectQueued(tx, account.id, clock.nowMs());
   // One refund per batch (§16 lets one entry cover a batch), else per message.
   const refunds = new Map<string, number>();
@@ -227,6 +226,9 @@ async function closeIn(tx: Parameters<typeof repo.lockBalances>[0], clock: Clock
   for (const s of await repo.deleteAllScheduled(tx, account.id)) {
     await refundCredits(tx, account.id, s.reserved, now, `scheduled:${s.id}`, 'Account closed');
   }
+  // Closed only now: the refunds above land here, and the balance then moves once, whole. A refund
+  // that comes later (a message at a carrier when it closed) is forwarded by refundCredits.
+  await repo.updateAccount(tx, account.id, { status: 'closed', closedAt: now }, now);
   if (account.parent_id !== null) {
     const balance = (await repo.lockBalances(tx, [account.id])).get(account.id) ?? 0;
     if (balance > 0) await transfer(tx, account.id, account.parent_id, balance, now, 'Amount');

@@ -84,7 +84,34 @@ const credit = prepareQuery((db, accountId: number, amount: number, now: number)
 export async function refundCredits(db: Db, accountId: number, amount: number, now: number, reference: string, note = ''): Promise<void> {
   if (amount <= 0) return;
   const row = await credit.first(db, accountId, amount, now);
-  if (row) await entry.run(db, accountId, now, 'refund', amount, Number(row.available_credits), reference, note);
+  if (!row) return;
+  await entry.run(db, accountId, now, 'refund', amount, Number(row.available_credits), reference, note);
+  await forwardIfClosed(db, accountId, amount, now);
+}
+
+const closedParent = prepareQuery((db, accountId: number) =>
+  db
+    .selectFrom('accounts')
+    .select('parent_id')
+    .where('id', '=', accountId)
+    .where('status', '=', 'closed')
+    .where('parent_id', 'is not', null),
+);
+
+/**
+ * A refund that reaches a closed sub-account (its message was being handed to a carrier when it
+ * was closed, API.md §16.2) goes on to the parent, as the rest of its credits did: a
+ * `transfer_out` of the sub-account and a `transfer_in` of the parent, in the same transaction.
+ */
+async function forwardIfClosed(db: Db, accountId: number, amount: number, now: number): Promise<void> {
+  const closed = await closedParent.first(db, accountId);
+  if (!closed || closed.parent_id === null) return;
+  const parentId = Number(closed.parent_id);
+  const giver = await debit.first(db, accountId, amount, now);
+  const taker = giver && (await credit.first(db, parentId, amount, now));
+  if (!giver || !taker) return;
+  await entry.run(db, accountId, now, 'transfer_out', -amount, Number(giver.available_credits), `account:${parentId}`, 'Account closed');
+  await entry.run(db, parentId, now, 'transfer_in', amount, Number(taker.available_credits), `account:${accountId}`, 'Account closed');
 }
 
 export interface LedgerFilter {

@@ -8,6 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { createManualClock } from '../../../src/lib/time.ts';
+import { inTransaction } from '../../../src/store/db.ts';
+import { refundCredits } from '../../../src/store/repositories/credits.ts';
 import { buildTestApp, type TestApp } from '../../helpers/app.ts';
 import { keyWith } from '../../helpers/keys.ts';
 import { assertLedgerAddsUp } from '../../helpers/ledger.ts';
@@ -427,14 +429,35 @@ storeTest(
       assert.equal(res.statusCode, 201, res.body);
     }
     assert.equal(await balance(ctx, k), 27);
+    // One more, held by a dispatcher (leased) at the moment of closing: it is left to the carrier.
+    const inFlight = await call(ctx.app, {
+      method: 'POST',
+      path: '/v1/sms/send',
+      token: k,
+      body: { Message: 'in flight', MobilePhone: '+15551234567' },
+    });
+    const inFlightId = inFlight.json<{ Id: number }[]>()[0]!.Id;
+    await ctx.store.db
+      .updateTable('messages')
+      .set({ lease_token: 'dispatcher', due_at: Date.now() + 60_000 })
+      .where('id', '=', inFlightId)
+      .execute();
     const closed = await call(ctx.app, { method: 'DELETE', path: `${SUB}/delete`, token: p.token, query: `id=${child.Id}` });
     assert.equal(closed.statusCode, 204, closed.body);
     assertError(await call(ctx.app, { path: '/v1/credits/balance', token: k }), 401, 'Your request was made with invalid credentials.');
 
-    const msgs = await ctx.store.db.selectFrom('messages').select(['status_id', 'error_code']).where('account_id', '=', child.Id).execute();
+    const msgs = await ctx.store.db
+      .selectFrom('messages')
+      .select(['status_id', 'error_code'])
+      .where('account_id', '=', child.Id)
+      .where('id', '<>', inFlightId)
+      .execute();
     assert.equal(msgs.length, 3, 'its data is kept');
     assert.ok(msgs.every((m) => Number(m.status_id) === 6 && m.error_code === 'ACCOUNT_CLOSED'));
-    assert.equal(await balance(ctx, p.token), start, 'every credit is back with the parent');
+    assert.equal(await balance(ctx, p.token), start - 1, 'every credit is back with the parent but the one at the carrier');
+    // The carrier refuses the one in flight: its refund goes on to the parent.
+    await inTransaction(ctx.store, (tx) => refundCredits(tx, child.Id, 1, Math.floor(Date.now() / 1000), `message:${inFlightId}`));
+    assert.equal(await balance(ctx, p.token), start, 'a late refund reaches the parent too');
     const view = await call(ctx.app, { path: `${SUB}/view`, token: p.token, query: `id=${child.Id}` });
     assert.deepEqual([view.json<Sub>().Status, view.json<Sub>().AvailableCredits], ['closed', 0]);
     // Closing again changes nothing; a closed account cannot be made active.
