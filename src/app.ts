@@ -22,6 +22,7 @@ import { registerApiDocs } from './http/docs.ts';
 import { registerConsole } from './http/console.ts';
 import { registerLinkRoutes } from './http/links.ts';
 import { registerSessionRoutes } from './http/session.ts';
+import { adminOperationsFor, checkRegistries, registerAdminApi } from './http/admin/index.ts';
 import { fieldsHook } from './http/serializers/fields.ts';
 import {
   castHeaderNames,
@@ -432,7 +433,10 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
   }
   // The operations of this configuration (a disabled one's path is unknown: 404 before any check).
   const operations = operationsFor(config);
-  const allowedMethods = allowedMethodsOf(operations);
+  // The operator's operations, /admin/v1/… (docs/API.md §16.4; src/http/admin/): a registry of their own.
+  const adminOperations = adminOperationsFor(config);
+  checkRegistries(operations, adminOperations);
+  const allowedMethods = allowedMethodsOf([...operations, ...adminOperations]);
   const rateLimitStats: RateLimitStats = { rejected: 0 };
   const metricsClock = deps.clock ?? systemClock;
   const metrics = createMetrics(
@@ -550,6 +554,17 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
     api.addHook('preSerialization', fieldsHook);
     registerOperations(api, operations, routeDeps, idempotency);
   });
+  // /admin/v1/…: the operator, with an operator key (docs/API.md §16.4; src/http/admin/index.ts).
+  registerAdminApi(
+    app,
+    {
+      ...routeDeps,
+      ...(deps.carrierStates ? { carrierStates: deps.carrierStates } : {}),
+      ...(deps.dispatcherStats ? { dispatcherStats: deps.dispatcherStats } : {}),
+    },
+    adminOperations,
+    createRateLimit(config.rateLimit, config.rateWindowSeconds, limits.limiter, rateLimitStats),
+  );
 
   return app;
 }

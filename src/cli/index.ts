@@ -1,21 +1,21 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config, type ConfigSource } from '../config.ts';
-import { createAccount, issueToken } from '../domain/accounts.ts';
+import { changeAccountCredits, createAccount, numberDigits, viewAccount, type AccountAdminDeps } from '../domain/account-admin.ts';
+import { createLabelledKey, setCredits } from '../domain/admin-accounts.ts';
+import { addServiceNumber } from '../domain/admin-numbers.ts';
+import { createOperatorKey, listOperatorKeys, revokeOperatorKey } from '../domain/operators.ts';
 import { addDemoCommand } from './demo.ts';
 import { CliError, out, withStore } from './common.ts';
 import { generateAccount } from '../domain/generate.ts';
 import { importContacts } from '../domain/contacts-import.ts';
-import { ValidationFailedError } from '../domain/errors.ts';
+import { NotFoundError, ValidationFailedError } from '../domain/errors.ts';
 import { createReadStream, statSync } from 'node:fs';
-import { normalisePhone } from '../domain/phone.ts';
 import { NUMBER_STATUSES } from '../records/statuses.ts';
-import { nowSeconds } from '../lib/time.ts';
+import { createTimeFormat, nowSeconds, systemClock } from '../lib/time.ts';
 import { hashToken } from '../domain/tokens.ts';
 import { createRequire } from 'node:module';
-import { inTransaction, type Store } from '../store/db.ts';
+import type { Store } from '../store/db.ts';
 import * as accounts from '../store/repositories/accounts.ts';
-import * as numbers from '../store/repositories/numbers.ts';
-import { isUniqueViolation } from '../store/errors.ts';
 
 /** `--flag` → environment variable it stands for; flags win over the environment. */
 const FLAG_ENV: Record<string, string> = {
@@ -52,8 +52,34 @@ function wholeNumber(value: string): number {
   return Number(value);
 }
 
-async function requireAccount(store: Store, id: number): Promise<void> {
-  if (!(await accounts.findAccount(store.db, id))) throw new CliError(`no account with id ${id}`);
+/**
+ * What the account rules need from the command line (src/domain/account-admin.ts): the same
+ * functions the operator's `/admin/v1` calls (docs/API.md §16.4), so the two never disagree.
+ */
+function adminDeps(config: Config, store: Store): AccountAdminDeps {
+  return {
+    store,
+    clock: systemClock,
+    timeZone: config.timeZone,
+    // Where invite links point (no command invites anyone today): MSGSVC_PUBLIC_URL, else the server's own address.
+    baseUrl: config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
+    region: config.defaultRegion,
+  };
+}
+
+/** The account `id`, which must exist. @throws CliError `no account with id {id}`. */
+async function requireAccount(deps: AccountAdminDeps, id: number) {
+  try {
+    return await viewAccount(deps, undefined, String(id));
+  } catch (err) {
+    if (err instanceof NotFoundError) throw new CliError(`no account with id ${id}`);
+    throw err;
+  }
+}
+
+/** The messages of a rule the command broke, as one line. */
+function ruleMessages(err: ValidationFailedError): string {
+  return err.errors.map((e) => e.message).join(' ');
 }
 
 /** The version in package.json (the same file in a checkout and in dist/'s parent). */
@@ -118,11 +144,25 @@ export function buildCli(shell: ProcessShell): Command {
   const accountsCmd = program.command('accounts').description('manage accounts');
   accountsCmd
     .command('create')
-    .description('create an account; prints {"id":…,"name":…}')
-    .requiredOption('--name <name>', 'account name')
-    .action(async (opts: { name: string }) => {
-      const id = await withStore(config(), (store) => createAccount(store, opts.name));
-      out({ id, name: opts.name });
+    .description('create a top-level account, as POST /admin/v1/accounts/create does; prints {"id":…,"name":…}')
+    .requiredOption('--name <name>', 'account name (1 to 255 characters)')
+    .option('--max-per-second <n>', 'MaxPerSecond: messages to carriers per second, 0 for no limit of its own', wholeNumberAtLeast0)
+    .option('--max-per-day <n>', 'MaxPerDay: messages queued per day, 0 for no limit of its own', wholeNumberAtLeast0)
+    .action(async (opts: { name: string; maxPerSecond?: number; maxPerDay?: number }) => {
+      const cfg = config();
+      const row = await withStore(cfg, async (store) => {
+        try {
+          return await createAccount(adminDeps(cfg, store), null, {
+            Name: opts.name,
+            ...(opts.maxPerSecond !== undefined ? { MaxPerSecond: opts.maxPerSecond } : {}),
+            ...(opts.maxPerDay !== undefined ? { MaxPerDay: opts.maxPerDay } : {}),
+          });
+        } catch (err) {
+          if (err instanceof ValidationFailedError) throw new CliError(ruleMessages(err));
+          throw err;
+        }
+      });
+      out({ id: row.id, name: row.name });
     });
 
   const tokensCmd = program.command('tokens').description('manage API tokens');
@@ -135,12 +175,21 @@ export function buildCli(shell: ProcessShell): Command {
     .action(async (opts: { account: number; label: string; name: string }) => {
       const name = opts.name.trim();
       if (name.length < 1 || [...name].length > 64) throw new CliError('--name must be 1 to 64 characters');
-      const { token, id } = await withStore(config(), async (store) => {
-        await requireAccount(store, opts.account);
-        return issueToken(store, opts.account, opts.label, name);
+      const cfg = config();
+      const { secret, id } = await withStore(cfg, async (store) => {
+        const deps = adminDeps(cfg, store);
+        const account = await requireAccount(deps, opts.account);
+        if (account.status === 'closed') throw new CliError(`account ${opts.account} is closed`);
+        try {
+          // The rules of POST /admin/v1/accounts/keys (createAccountKey), with every scope.
+          return await createLabelledKey(deps, opts.account, name, opts.label);
+        } catch (err) {
+          if (err instanceof ValidationFailedError) throw new CliError(ruleMessages(err));
+          throw err;
+        }
       });
       process.stderr.write(`token id ${id} for account ${opts.account}; store it now, it is not shown again\n`);
-      out(token);
+      out(secret);
     });
   tokensCmd
     .command('revoke')
@@ -160,25 +209,45 @@ export function buildCli(shell: ProcessShell): Command {
   for (const mode of ['set', 'add'] as const) {
     creditsCmd
       .command(mode)
-      .description(mode === 'set' ? 'set the balance' : 'add to the balance (negative subtracts)')
+      .description(
+        mode === 'set'
+          ? 'set the balance (one adjustment entry of the difference)'
+          : 'add to the balance (negative subtracts), as POST /admin/v1/accounts/credits does: a topup or adjustment entry',
+      )
       .requiredOption('--account <id>', 'account id', positiveInt)
       .requiredOption('--amount <n>', 'credits', wholeNumber)
-      .action(async (opts: { account: number; amount: number }) => {
-        const balance = await withStore(config(), async (store) => {
-          await requireAccount(store, opts.account);
-          // Read and write in one transaction, so a concurrent debit cannot slip in between.
-          return inTransaction(store, async (tx) => {
-            const available = await accounts.getCredits(tx, opts.account);
-            // Keep AvailableCredits an exact integer (JSON and the bigint column), never below zero.
-            const next = mode === 'set' ? opts.amount : available + opts.amount;
-            if (!Number.isSafeInteger(next)) throw new CliError(`the balance would be ${next}, beyond ±${Number.MAX_SAFE_INTEGER}`);
-            if (next < 0)
-              throw new CliError(`the balance would be ${next}: AvailableCredits cannot go below zero (available: ${available})`);
-            return accounts.changeCredits(tx, opts.account, opts.amount, mode, nowSeconds(), {
-              type: mode === 'add' && opts.amount > 0 ? 'topup' : 'adjustment',
-              note: `msgsvc credits ${mode}`,
-            });
-          });
+      .option('--note <text>', "the ledger entry's Note (at most 255 characters)", `msgsvc credits ${mode}`)
+      .action(async (opts: { account: number; amount: number; note: string }) => {
+        const cfg = config();
+        const balance = await withStore(cfg, async (store) => {
+          const deps = adminDeps(cfg, store);
+          const account = await requireAccount(deps, opts.account);
+          const available = account.available_credits;
+          // Keep AvailableCredits an exact integer (JSON and the bigint column), never below zero.
+          const next = mode === 'set' ? opts.amount : available + opts.amount;
+          const refuse = (before: number, after: number) =>
+            new CliError(
+              Number.isSafeInteger(after)
+                ? `the balance would be ${after}: AvailableCredits cannot go below zero (available: ${before})`
+                : `the balance would be ${after}, beyond ±${Number.MAX_SAFE_INTEGER}`,
+            );
+          if (!Number.isSafeInteger(next) || next < 0) throw refuse(available, next);
+          if (account.status === 'closed') throw new CliError(`account ${opts.account} is closed`);
+          if (mode === 'add' && opts.amount === 0) return available;
+          try {
+            const changed =
+              mode === 'set'
+                ? await setCredits(deps, opts.account, opts.amount, opts.note)
+                : // The very rules of POST /admin/v1/accounts/credits.
+                  await changeAccountCredits(deps, undefined, String(opts.account), { Amount: opts.amount, Note: opts.note });
+            return changed.available_credits;
+          } catch (err) {
+            if (!(err instanceof ValidationFailedError)) throw err;
+            // A debit raced this command: say so with the balance it met.
+            const now = (await requireAccount(deps, opts.account)).available_credits;
+            if (mode === 'add' && now + opts.amount < 0) throw refuse(now, now + opts.amount);
+            throw new CliError(ruleMessages(err));
+          }
         });
         out({ AvailableCredits: balance });
       });
@@ -199,24 +268,71 @@ export function buildCli(shell: ProcessShell): Command {
         throw new CliError(`--status must be one of ${Object.keys(NUMBER_STATUSES).join(', ')}`);
       }
       const cfg = config();
-      let digits: string;
-      if (/^\d{3,8}$/.test(opts.number)) digits = opts.number;
-      else {
-        const phone = normalisePhone(opts.number, cfg.defaultRegion);
-        if (!phone) throw new CliError(`not a short code or phone number: ${opts.number}`);
-        digits = phone.digits;
-      }
-      await withStore(cfg, async (store) => {
-        await requireAccount(store, opts.account);
-        const now = nowSeconds();
+      const row = await withStore(cfg, async (store) => {
+        const deps = adminDeps(cfg, store);
+        const account = await requireAccount(deps, opts.account);
+        if (account.status === 'closed') throw new CliError(`account ${opts.account} is closed`);
         try {
-          await numbers.insertNumber(store.db, opts.account, digits, status, status === 301 || status === 302 ? now : null, now);
+          // The rules of POST /admin/v1/numbers/create (src/domain/admin-numbers.ts).
+          return await addServiceNumber(deps, { Number: opts.number, AccountId: opts.account, Status_Id: status });
         } catch (err) {
-          if (isUniqueViolation(err)) throw new CliError(`account ${opts.account} already has the number ${digits}`);
+          if (!(err instanceof ValidationFailedError)) throw err;
+          const failed = err.errors[0]!;
+          if (failed.field === 'Number' && failed.message === 'Number is invalid.')
+            throw new CliError(`not a short code or phone number: ${opts.number}`);
+          if (failed.field === 'Number' && failed.message.startsWith('The combination '))
+            throw new CliError(
+              `account ${opts.account} already has the number ${numberDigits(opts.number, cfg.defaultRegion) ?? opts.number}`,
+            );
+          throw new CliError(ruleMessages(err));
+        }
+      });
+      out({ Number: row.number, Status_Id: row.status_id, Status_Description: NUMBER_STATUSES[row.status_id] });
+    });
+
+  const operatorsCmd = program.command('operators').description('manage operator keys, for /admin/v1 (docs/API.md §16.4)');
+  operatorsCmd
+    .command('create')
+    .description('make an operator key; prints its secret once (only its hash is stored)')
+    .requiredOption('--name <text>', "the key's Name (1 to 64 characters)")
+    .action(async (opts: { name: string }) => {
+      const { row, secret } = await withStore(config(), async (store) => {
+        try {
+          return await createOperatorKey({ store, clock: systemClock }, opts.name);
+        } catch (err) {
+          if (err instanceof ValidationFailedError) throw new CliError(`--name: ${ruleMessages(err)}`);
           throw err;
         }
       });
-      out({ Number: digits, Status_Id: status, Status_Description: NUMBER_STATUSES[status] });
+      process.stderr.write(`operator key id ${row.id} (${row.name}); store it now, it is not shown again\n`);
+      out(secret);
+    });
+  operatorsCmd
+    .command('list')
+    .description('list the operator keys (never their secrets): a JSON array')
+    .action(async () => {
+      const cfg = config();
+      const time = createTimeFormat(cfg.timeZone);
+      const rows = await withStore(cfg, (store) => listOperatorKeys(store));
+      out(
+        rows.map((r) => ({
+          Id: r.id,
+          Name: r.name,
+          Prefix: r.prefix,
+          DateCreated: time.dateTime(r.created_at),
+          DateLastUsed: r.last_used_at === null ? null : time.dateTime(r.last_used_at),
+          DateRevoked: r.revoked_at === null ? null : time.dateTime(r.revoked_at),
+        })),
+      );
+    });
+  operatorsCmd
+    .command('revoke')
+    .description('revoke an operator key by its id: it stops working at once')
+    .requiredOption('--id <id>', 'operator key id (as printed by operators create and list)', positiveInt)
+    .action(async (opts: { id: number }) => {
+      const revoked = await withStore(config(), (store) => revokeOperatorKey({ store, clock: systemClock }, opts.id));
+      if (!revoked) throw new CliError(`no live operator key with id ${opts.id}`);
+      out('operator key revoked');
     });
 
   addDemoCommand(program, () => config());
@@ -240,7 +356,7 @@ export function buildCli(shell: ProcessShell): Command {
       }
       const cfg = config();
       const report = await withStore(cfg, async (store) => {
-        await requireAccount(store, opts.account);
+        await requireAccount(adminDeps(cfg, store), opts.account);
         const bar = progressBar('bytes');
         const input = createReadStream(file);
         try {

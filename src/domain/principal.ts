@@ -2,7 +2,8 @@ import type { Role } from './scopes.ts';
 
 /**
  * Who a request acts as (docs/API.md §15): a key (by `access_token`, `Authorization: Bearer` or a
- * console session signed in with a key) or a person (a console session). Set by the
+ * console session signed in with a key), a person (a console session), or on `/admin/v1` the
+ * operator (an operator key, docs/API.md §16.4). Set by the
  * authentication step; every operation's handler reads it through its context.
  */
 export interface Principal {
@@ -22,7 +23,12 @@ export interface Principal {
   readonly parentId?: number;
   /** True while the account is suspended (API.md §16): every write is refused with 403. */
   readonly suspended?: boolean;
-  /** The audit log's Actor: `key:{Id}:{Name}` or `user:{Id}:{Email}`. */
+  /**
+   * The operator key acted as (API.md §16.4): set only on `/admin/v1`, where `accountId` is 0 (an
+   * operator belongs to no account) and `scopes` is `*`. No `/v1` credential ever carries it.
+   */
+  readonly operatorId?: number;
+  /** The audit log's Actor: `key:{Id}:{Name}`, `user:{Id}:{Email}` or `operator:{Id}:{Name}`. */
   readonly actor: string;
 }
 

@@ -42,11 +42,11 @@ async function snapshot(ctx: TestApp, accountId: number): Promise<Record<string,
   const out: Record<string, unknown[]> = {};
   for (const t of TABLES) {
     if (t === 'accounts') continue;
-    out[t] = (await ctx.store.db
+    out[t] = await ctx.store.db
       .selectFrom(t as 'contacts')
       .selectAll()
       .where('account_id', '=', accountId)
-      .execute());
+      .execute();
     out[t].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
   }
   out.account = [await ctx.store.db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirst()];

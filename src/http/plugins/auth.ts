@@ -31,8 +31,12 @@ declare module 'fastify' {
   }
 }
 
-/** The secret a request carries: `access_token` first, then `Authorization: Bearer` (API.md §15.3). */
-function secretOf(request: FastifyRequest): string | undefined | null {
+/**
+ * The secret a request carries: `access_token` first, then `Authorization: Bearer` (API.md §15.3).
+ * undefined: none sent; null: sent malformed (an array, a non-Bearer Authorization). Also read by
+ * the operator's authentication on `/admin/v1` (src/http/admin/auth.ts).
+ */
+export function secretOf(request: FastifyRequest): string | undefined | null {
   const token = request.queryParams.get('access_token');
   if (token !== undefined) return typeof token === 'string' ? token : null;
   const authorization = request.headers.authorization;
