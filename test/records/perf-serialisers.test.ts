@@ -21,6 +21,7 @@ import type { KeywordReservationRow } from '../../src/records/keywords.ts';
 import type { NumberRow } from '../../src/records/numbers.ts';
 import type { ScheduledMessageRow } from '../../src/records/scheduled-messages.ts';
 import { createTimeFormat } from '../../src/lib/time.ts';
+import { subaccountRecord, usageRecord, type AccountRecordRow } from '../../src/records/accounts.ts';
 import type { MediaRow, MmsTemplateRow } from '../../src/records/media.ts';
 import { mediaRecord, mmsTemplateRecord } from '../../src/records/media.ts';
 import { statsBucketRecord, type StatsBucketRow } from '../../src/records/message-stats.ts';
@@ -296,6 +297,19 @@ const conversationRow = fc
   .tuple(logRow, fc.nat(), fc.option(fc.nat(), { nil: null }))
   .map(([m, unread, contactId]) => toConversation({ ...m, unread, contact_id: contactId }));
 
+const subRow: fc.Arbitrary<AccountRecordRow> = fc.record({
+  id: fc.nat(),
+  name: text,
+  status: fc.constantFrom('active', 'suspended', 'closed'),
+  parent_id: fc.option(fc.nat(), { nil: null }),
+  available_credits: fc.nat(),
+  max_per_second: fc.nat(),
+  max_per_day: fc.nat(),
+  created_at: fc.nat({ max: 2_000_000_000 }),
+  updated_at: fc.option(fc.nat({ max: 2_000_000_000 }), { nil: null }),
+});
+const toSub = subaccountRecord(createTimeFormat('UTC'));
+
 const BODIES: Record<string, fc.Arbitrary<unknown>> = {
   '/v1/numbers/index': fc.array(numberRow, { maxLength: 5 }).map((rows) => rows.map(mappers.number)),
   '/v1/credits/balance': fc.integer({ min: -(2 ** 31), max: 2 ** 40 }).map((n) => ({ AvailableCredits: n })),
@@ -387,6 +401,20 @@ const BODIES: Record<string, fc.Arbitrary<unknown>> = {
   // API.md §15.5: the audit log.
   '/v1/audit/index': fc.array(auditRow, { maxLength: 5 }).map((rows) => rows.map(toAudit)),
   '/v1/credits/ledger': fc.array(ledgerRow, { maxLength: 5 }).map((rows) => rows.map(toLedger)),
+  // API.md §16.1: sub-accounts, their usage, and what their keys, users and numbers answer.
+  '/v1/subaccounts/index': fc.array(subRow, { maxLength: 5 }).map((rows) => rows.map(toSub)),
+  '/v1/subaccounts/view': subRow.map(toSub),
+  '/v1/subaccounts/create': subRow.map(toSub),
+  '/v1/subaccounts/update': subRow.map(toSub),
+  '/v1/subaccounts/credits': subRow.map(toSub),
+  '/v1/subaccounts/keys': fc.tuple(keyRow, text).map(([r, secret]) => ({ ...toKey(r), Secret: secret })),
+  '/v1/subaccounts/users': fc.tuple(userRow, text).map(([r, url]) => ({ ...toUser(r), InviteUrl: url })),
+  '/v1/subaccounts/numbers': numberRow.map(mappers.number),
+  '/v1/subaccounts/usage': fc
+    .array(fc.record({ id: fc.nat(), name: text, outbound: fc.nat(), delivered: fc.nat(), failed: fc.nat(), credits: fc.nat() }), {
+      maxLength: 5,
+    })
+    .map((rows) => rows.map(usageRecord)),
   // API.md §10.9.2: the ErrorCode list (the real one, and arbitrary texts).
   '/v1/errors/index': fc.oneof(
     fc.constant(ERROR_CODES.map(errorCodeRecord)),
@@ -398,6 +426,8 @@ const BODIES: Record<string, fc.Arbitrary<unknown>> = {
 
 /** Operations that answer 201 Created (API.md §1.4 `create`, and API.md's keyword/reserve). */
 const CREATED = new Set([
+  '/v1/subaccounts/keys',
+  '/v1/subaccounts/users',
   '/v1/keyword/reserve',
   '/v1/media/upload',
   '/v1/sms/send',
