@@ -17,7 +17,7 @@ import { accountAdminDeps } from '../routes/subaccounts/deps.ts';
 import type { OperationContext } from '../operation.ts';
 import { accountOf, defineAdminOperation, operatorWrite } from './operation.ts';
 
-/** `id`, then the body (CONVENTIONS §1: a missing or bad `id`, then bad JSON, are 400 before any 404). */
+/** `id`, then the body (docs/API.md §1.5: a missing or bad `id`, then bad JSON, are 400 before any 404). */
 function readFirst(ctx: OperationContext) {
   ctx.id();
   return ctx.body();

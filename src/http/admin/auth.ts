@@ -17,7 +17,7 @@ type Hook = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) =
  * when both are given), read as `/v1` reads a key (secretOf). The principal is the operator
  * (operatorPrincipal: no account, scopes `*`, Actor `operator:{Id}:{Name}`).
  *
- * Anything else is 401 with CONVENTIONS' one message: an account's key (it is no operator key), a
+ * Anything else is 401 with the one message of docs/API.md §15.2: an account's key (it is no operator key), a
  * console cookie (never read here), an unknown or revoked operator key, no credential at all.
  * Operator keys are not cached: each request reads its key by its hash (one index lookup), so a
  * revoked key stops at once on every instance. The /v1 authenticator is untouched by this: an

@@ -11,7 +11,7 @@ import { defineOperation, operationIdOf, operationOf, type Operation, type Opera
 /**
  * The operator's operations (docs/API.md §16.4, `/admin/v1/…`) are ordinary operation descriptors
  * (src/http/operation.ts), registered by the same `registerOperations` in a scope of their own
- * (src/http/admin/index.ts), so CONVENTIONS applies to them unchanged: negotiation, errors, 422
+ * (src/http/admin/index.ts), so docs/API.md §2 to §5 apply to them unchanged: negotiation, errors, 422
  * lists, pagination, `fields=`, 405 with Allow.
  *
  * Their scope. Every descriptor names a resource; an operator operation's is `admin`, a marker kept
