@@ -261,7 +261,7 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
   // Rate limit
   { name: 'MSGSVC_RATE_LIMIT', flag: '--rate-limit', group: 'Rate limit', kind: 'integer', fallback: 60, min: 1, max: 1_000_000_000, unit: 'requests', meaning: 'requests per account per window (API.md §6)' },
   { name: 'MSGSVC_RATE_WINDOW', flag: '--rate-window', group: 'Rate limit', kind: 'integer', fallback: 1, min: 1, max: 86_400, unit: 'seconds', meaning: 'the rate-limit window (API.md §6)' },
-  { name: 'REDIS_URL', group: 'Rate limit', kind: 'text', fallback: undefined, values: '`redis://…` or `rediss://…`', meaning: 'count the rate limit in Redis, so that it holds across instances; unset: each process counts on its own' },
+  { name: 'REDIS_URL', group: 'Rate limit', kind: 'text', fallback: undefined, values: '`redis://…` or `rediss://…`', meaning: 'count the rate limit and each account\'s MaxPerSecond in Redis, so that they hold across instances; unset: each process counts on its own' },
   { name: 'MSGSVC_RATE_KEY_PREFIX', group: 'Rate limit', kind: 'text', fallback: 'msgsvc-rl', values: '1 to 64 of `A-Z a-z 0-9 : _ . -`', meaning: 'prefix of the rate-limit keys in Redis, so that deployments can share one Redis' },
   // Messages
   { name: 'MSGSVC_SMS_SEGMENT_CREDITS', group: 'Messages', kind: 'integer', fallback: 1, min: 0, max: 1_000_000, unit: 'credits', meaning: 'what one SMS segment costs (API.md §11.1)' },
