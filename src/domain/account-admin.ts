@@ -1,7 +1,6 @@
 import { inTransaction, type Store } from '../store/db.ts';
 import * as repo from '../store/repositories/account-admin.ts';
-import { noteCredentialChange } from '../store/repositories/accounts.ts';
-import { recordLedgerEntry } from '../store/repositories/credits.ts';
+import { changeCredits, noteCredentialChange } from '../store/repositories/accounts.ts';
 import { refundCredits } from '../store/repositories/credits.ts';
 import { findNumber } from '../store/repositories/numbers.ts';
 import { lockCredits } from '../store/repositories/scheduled.ts';
@@ -140,12 +139,8 @@ async function transfer(tx: Parameters<typeof repo.lockBalances>[0], from: numbe
   const balances = await repo.lockBalances(tx, [from, to]);
   const available = balances.get(from) ?? 0;
   if (available < amount) throw new ValidationFailedError([notEnoughCredits(field, amount, available)]);
-  const giver = available - amount;
-  const receiver = (balances.get(to) ?? 0) + amount;
-  await tx.updateTable('credit_balances').set({ available_credits: giver, updated_at: now }).where('account_id', '=', from).execute();
-  await tx.updateTable('credit_balances').set({ available_credits: receiver, updated_at: now }).where('account_id', '=', to).execute();
-  await recordLedgerEntry(tx, from, now, 'transfer_out', -amount, giver, `account:${to}`);
-  await recordLedgerEntry(tx, to, now, 'transfer_in', amount, receiver, `account:${from}`);
+  await changeCredits(tx, from, -amount, 'add', now, { type: 'transfer_out', reference: `account:${to}` });
+  await changeCredits(tx, to, amount, 'add', now, { type: 'transfer_in', reference: `account:${from}` });
 }
 
 /**
@@ -303,12 +298,7 @@ export async function adjustCredits(
       const next = balance + amount;
       if (next < 0) throw new ValidationFailedError([notEnoughCredits('Amount', -amount, balance)]);
       if (!Number.isSafeInteger(next)) throw new ValidationFailedError([{ field: 'Amount', message: messages.invalid('Amount') }]);
-      await tx
-        .updateTable('credit_balances')
-        .set({ available_credits: next, updated_at: now })
-        .where('account_id', '=', accountId)
-        .execute();
-      await recordLedgerEntry(tx, accountId, now, amount > 0 ? 'topup' : 'adjustment', amount, next, '', note);
+      await changeCredits(tx, accountId, amount, 'add', now, { type: amount > 0 ? 'topup' : 'adjustment', note });
       return (await repo.findAccountRecord(tx, accountId, undefined))!;
     },
     { immediate: true },

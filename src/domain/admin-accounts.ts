@@ -1,7 +1,7 @@
 import { inTransaction } from '../store/db.ts';
 import { lockBalances } from '../store/repositories/account-admin.ts';
-import { setBalance, setKeyLabel } from '../store/repositories/admin-accounts.ts';
-import { recordLedgerEntry } from '../store/repositories/credits.ts';
+import { changeCredits } from '../store/repositories/accounts.ts';
+import { setKeyLabel } from '../store/repositories/admin-accounts.ts';
 import { createAccountKey, viewAccount, type AccountAdminDeps, type AccountRecordRow } from './account-admin.ts';
 import { ValidationFailedError } from './errors.ts';
 import type { Principal } from './principal.ts';
@@ -53,11 +53,8 @@ export async function setCredits(
   return inTransaction(
     deps.store,
     async (tx) => {
-      const before = (await lockBalances(tx, [account.id])).get(account.id) ?? 0;
-      if (balance !== before) {
-        await setBalance(tx, account.id, balance, now);
-        await recordLedgerEntry(tx, account.id, now, 'adjustment', balance - before, balance, '', note);
-      }
+      await lockBalances(tx, [account.id]);
+      await changeCredits(tx, account.id, balance, 'set', now, { type: 'adjustment', note });
       return { ...account, available_credits: balance };
     },
     { immediate: true },

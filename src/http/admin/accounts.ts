@@ -14,13 +14,21 @@ import { IdQuery, PageQuery } from '../../records/common.ts';
 import { KeyBodySchema, KeyWithSecretRecordSchema, keyRecord } from '../../records/keys.ts';
 import { InvitedUserRecordSchema, UserBodySchema, userRecord } from '../../records/users.ts';
 import { accountAdminDeps } from '../routes/subaccounts/deps.ts';
-import type { OperationContext } from '../operation.ts';
+import type { AccountAdminDeps } from '../../domain/account-admin.ts';
+import type { Input } from '../../domain/validation.ts';
+import type { OperationContext, RouteDeps } from '../operation.ts';
 import { accountOf, defineAdminOperation, operatorWrite } from './operation.ts';
 
-/** `id`, then the body (docs/API.md §1.5: a missing or bad `id`, then bad JSON, are 400 before any 404). */
-function readFirst(ctx: OperationContext) {
+/**
+ * An operator's write on the account `?id=`: the `id`, then the body (docs/API.md §1.5: a missing or
+ * bad `id`, then bad JSON, are 400 before any 404), then the account (404), then `run` with the
+ * account rules' deps on the audited store, so the write lands in that account's audit log.
+ */
+async function onAccount<T>(deps: RouteDeps, ctx: OperationContext, run: (d: AccountAdminDeps, body: Input) => Promise<T>): Promise<T> {
   ctx.id();
-  return ctx.body();
+  const body = ctx.body();
+  const account = await accountOf(deps, ctx);
+  return operatorWrite(deps, ctx, { account: account.id }, (d) => run(accountAdminDeps(d, ctx.request), body));
 }
 
 /**
@@ -91,13 +99,7 @@ export const adminAccountsUpdate = defineAdminOperation({
   schema: { query: IdQuery, body: AccountBodySchema, response: AccountRecordSchema },
   handler: (deps) => {
     const toRecord = accountRecord(deps.time);
-    return async (ctx) => {
-      const body = readFirst(ctx);
-      const account = await accountOf(deps, ctx);
-      return operatorWrite(deps, ctx, { account: account.id }, async (d) =>
-        toRecord(await updateAccount(accountAdminDeps(d, ctx.request), undefined, ctx.id(), body)),
-      );
-    };
+    return (ctx) => onAccount(deps, ctx, async (d, body) => toRecord(await updateAccount(d, undefined, ctx.id(), body)));
   },
 });
 
@@ -132,13 +134,7 @@ export const adminAccountsCredits = defineAdminOperation({
   schema: { query: IdQuery, body: AmountBodySchema, response: AccountRecordSchema },
   handler: (deps) => {
     const toRecord = accountRecord(deps.time);
-    return async (ctx) => {
-      const body = readFirst(ctx);
-      const account = await accountOf(deps, ctx);
-      return operatorWrite(deps, ctx, { account: account.id }, async (d) =>
-        toRecord(await changeAccountCredits(accountAdminDeps(d, ctx.request), undefined, ctx.id(), body)),
-      );
-    };
+    return (ctx) => onAccount(deps, ctx, async (d, body) => toRecord(await changeAccountCredits(d, undefined, ctx.id(), body)));
   },
 });
 
@@ -152,14 +148,11 @@ export const adminAccountsKeys = defineAdminOperation({
   schema: { query: IdQuery, body: KeyBodySchema, response: KeyWithSecretRecordSchema },
   handler: (deps) => {
     const toRecord = keyRecord(deps.time);
-    return async (ctx) => {
-      const body = readFirst(ctx);
-      const account = await accountOf(deps, ctx);
-      return operatorWrite(deps, ctx, { account: account.id }, async (d) => {
-        const { row, secret } = await createAccountKey(accountAdminDeps(d, ctx.request), undefined, ctx.principal, ctx.id(), body);
+    return (ctx) =>
+      onAccount(deps, ctx, async (d, body) => {
+        const { row, secret } = await createAccountKey(d, undefined, ctx.principal, ctx.id(), body);
         return { ...toRecord(row), Secret: secret };
       });
-    };
   },
 });
 
@@ -173,14 +166,11 @@ export const adminAccountsUsers = defineAdminOperation({
   schema: { query: IdQuery, body: UserBodySchema, response: InvitedUserRecordSchema },
   handler: (deps) => {
     const toRecord = userRecord(deps.time);
-    return async (ctx) => {
-      const body = readFirst(ctx);
-      const account = await accountOf(deps, ctx);
-      return operatorWrite(deps, ctx, { account: account.id }, async (d) => {
-        const { row, inviteUrl } = await createAccountUser(accountAdminDeps(d, ctx.request), undefined, ctx.principal, ctx.id(), body);
+    return (ctx) =>
+      onAccount(deps, ctx, async (d, body) => {
+        const { row, inviteUrl } = await createAccountUser(d, undefined, ctx.principal, ctx.id(), body);
         return { ...toRecord(row), InviteUrl: inviteUrl };
       });
-    };
   },
 });
 
