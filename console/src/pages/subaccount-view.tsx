@@ -14,6 +14,7 @@ import { errorText, type Api, type Key, type User } from '../api.ts';
 import { placeHref } from '../route.ts';
 import { ErrorLine } from './list.tsx';
 import { FieldMessage, GeneralError, submitForm, useFormErrors, type FieldHelp, type FormErrors } from './fields.tsx';
+import { QuotaInputs } from './subaccount-fields.tsx';
 import { ScopePicker } from './keys.tsx';
 import { ConfirmButton, ShownOnce, When } from './ui.tsx';
 import { everyPage, focusHeading, Notice, type NoticeState } from './template-kit.tsx';
@@ -256,30 +257,14 @@ function EditSubaccount(props: { api: Api; sub: Subaccount; onSaved: (sub: Subac
           />
           <FieldMessage form={form} field="Name" id="edit-sub-name" />
         </div>
-        <div>
-          <label for="edit-sub-per-second">Max messages per second</label>
-          <input
-            id="edit-sub-per-second"
-            inputMode="numeric"
-            autoComplete="off"
-            value={perSecond}
-            onInput={(e) => setPerSecond(e.currentTarget.value)}
-            {...form.aria('MaxPerSecond', 'edit-sub-per-second')}
-          />
-          <FieldMessage form={form} field="MaxPerSecond" id="edit-sub-per-second" />
-        </div>
-        <div>
-          <label for="edit-sub-per-day">Max messages per day</label>
-          <input
-            id="edit-sub-per-day"
-            inputMode="numeric"
-            autoComplete="off"
-            value={perDay}
-            onInput={(e) => setPerDay(e.currentTarget.value)}
-            {...form.aria('MaxPerDay', 'edit-sub-per-day')}
-          />
-          <FieldMessage form={form} field="MaxPerDay" id="edit-sub-per-day" />
-        </div>
+        <QuotaInputs
+          form={form}
+          prefix="edit-sub"
+          perSecond={perSecond}
+          setPerSecond={setPerSecond}
+          perDay={perDay}
+          setPerDay={setPerDay}
+        />
         <p class="hint wide">0 is no limit of its own (this service's limits still apply).</p>
       </div>
       <GeneralError form={form} />

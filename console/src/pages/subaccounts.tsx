@@ -14,6 +14,7 @@ import type { Api } from '../api.ts';
 import { go, placeHref, usePlace, useUrlFilters } from '../route.ts';
 import { ErrorLine, Pager, usePagedList } from './list.tsx';
 import { FieldMessage, GeneralError, submitForm, useFormErrors } from './fields.tsx';
+import { QuotaInputs } from './subaccount-fields.tsx';
 import { lastDays } from './overview.tsx';
 import { When } from './ui.tsx';
 import { Notice, useNotice, type NoticeState } from './template-kit.tsx';
@@ -208,32 +209,15 @@ function CreateSubaccount(props: { api: Api; balance: number | undefined; onCrea
           </p>
           <FieldMessage form={form} field="Credits" id="sub-credits" />
         </div>
-        <div>
-          <label for="sub-per-second">Max messages per second</label>
-          <input
-            id="sub-per-second"
-            inputMode="numeric"
-            autoComplete="off"
-            value={perSecond}
-            onInput={(e) => setPerSecond(e.currentTarget.value)}
-            aria-describedby={form.of('MaxPerSecond') ? 'sub-per-second-error' : 'sub-quota-hint'}
-            aria-invalid={form.of('MaxPerSecond') ? 'true' : undefined}
-          />
-          <FieldMessage form={form} field="MaxPerSecond" id="sub-per-second" />
-        </div>
-        <div>
-          <label for="sub-per-day">Max messages per day</label>
-          <input
-            id="sub-per-day"
-            inputMode="numeric"
-            autoComplete="off"
-            value={perDay}
-            onInput={(e) => setPerDay(e.currentTarget.value)}
-            aria-describedby={form.of('MaxPerDay') ? 'sub-per-day-error' : 'sub-quota-hint'}
-            aria-invalid={form.of('MaxPerDay') ? 'true' : undefined}
-          />
-          <FieldMessage form={form} field="MaxPerDay" id="sub-per-day" />
-        </div>
+        <QuotaInputs
+          form={form}
+          prefix="sub"
+          perSecond={perSecond}
+          setPerSecond={setPerSecond}
+          perDay={perDay}
+          setPerDay={setPerDay}
+          hintId="sub-quota-hint"
+        />
         <p class="hint wide" id="sub-quota-hint">
           Quotas: empty or 0 is no limit of its own (this service's limits still apply). Per second caps how fast its messages go to the
           carriers; per day, how many it may queue in a day of the service's time zone.
