@@ -76,12 +76,17 @@ export async function dropTestDatabases(): Promise<void> {
 
 /** True when PostgreSQL answers at PG_ADMIN_URL. */
 export async function postgresReachable(): Promise<boolean> {
-  try {
-    await admin(async (c) => c.query('select 1'));
-    return true;
-  } catch {
-    return false;
+  // Three tries a second apart: under a full parallel run a connection can be refused for a moment
+  // (all connection slots busy), which is no reason to call PostgreSQL absent.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      await admin(async (c) => c.query('select 1'));
+      return true;
+    } catch {
+      if (attempt < 2) await new Promise((r) => setTimeout(r, 1000));
+    }
   }
+  return false;
 }
 
 /** True when Redis answers PING at REDIS_TEST_URL (one attempt, 1 s connect timeout). */
