@@ -7,7 +7,7 @@ import { LOCKOUT_WINDOW_SECONDS } from './sign-in.ts';
 
 /**
  * The hourly clean-up of what §15 keeps only for a while (docs/API.md §15): audit entries older
- * than MSGSVC_AUDIT_DAYS, sessions past their limits, sign-in failures past the lockout's window,
+ * than MSGSVC_AUDIT_DAYS, sessions past their limits (the operator's too), sign-in failures past the lockout's window,
  * and passkey challenges never answered.
  * @param now epoch seconds.
  * @returns how many audit entries were deleted.
@@ -15,6 +15,7 @@ import { LOCKOUT_WINDOW_SECONDS } from './sign-in.ts';
 export async function purgeExpired(store: Store, now: number, auditDays: number): Promise<number> {
   const audit = await purgeAuditLog(store, now, auditDays);
   await sessions.purgeSessions(store.db, now, SESSION_IDLE_SECONDS);
+  await sessions.purgeOperatorSessions(store.db, now, SESSION_IDLE_SECONDS);
   await users.purgeFailures(store.db, now - LOCKOUT_WINDOW_SECONDS);
   await users.purgeChallenges(store.db, now);
   return audit;

@@ -1,5 +1,7 @@
 import { inTransaction, type Store } from '../store/db.ts';
 import * as repo from '../store/repositories/operators.ts';
+import * as sessions from '../store/repositories/sessions.ts';
+import { SESSION_IDLE_SECONDS } from './credentials.ts';
 import type { Clock } from '../lib/time.ts';
 import { generateToken } from './accounts.ts';
 import { auditFilter } from './audit.ts';
@@ -80,6 +82,20 @@ export async function resolveOperatorKey(store: Store, hash: string): Promise<Re
   const row = await repo.findLiveOperatorKey(store.db, hash);
   if (!row) return undefined;
   return { principal: operatorPrincipal(row), operatorId: row.id, storedHash: row.token_hash, lastUsedAt: row.last_used_at ?? 0 };
+}
+
+/**
+ * The operator signed in to the console (API.md §16.4): the principal of the operator key, with
+ * the session and its CSRF token, or undefined (unknown cookie, key revoked, past 7 days or idle
+ * past 12 hours, as an account's session).
+ * @param now epoch seconds.
+ */
+export async function resolveOperatorSession(store: Store, hash: string, now: number): Promise<Principal | undefined> {
+  const s = await sessions.findOperatorSession(store.db, hash);
+  if (!s || s.expires_at <= now || s.last_used_at + SESSION_IDLE_SECONDS <= now) return undefined;
+  // The sliding idle limit, kept to the minute.
+  if (now - s.last_used_at >= LAST_USE_PRECISION_SECONDS) await sessions.touchOperatorSession(store.db, s.id, now);
+  return { ...operatorPrincipal({ id: s.operator_key_id, name: s.operator_name }), sessionId: s.id, csrf: s.csrf_token };
 }
 
 /** How often at most an operator key's last use is written, in seconds (as an account key's). */

@@ -15,6 +15,7 @@ import * as sessions from '../store/repositories/sessions.ts';
 import * as repo from '../store/repositories/users.ts';
 import type { Clock } from '../lib/time.ts';
 import { resolveKey, SESSION_MAX_SECONDS } from './credentials.ts';
+import { resolveOperatorKey } from './operators.ts';
 import { HttpStatusError, ValidationFailedError } from './errors.ts';
 import { toId } from './validation.ts';
 import { hashPassword, passwordErrors, verifyPassword, type UserRow } from './users.ts';
@@ -221,7 +222,8 @@ export async function signInWithPassword(deps: SignInDeps, who: Requester, input
 }
 
 /**
- * `POST /console/api/session` with `Key`: a session acting as the key, with its scopes.
+ * `POST /console/api/session` with `Key`: a session acting as the key, with its scopes; or, with
+ * an operator key (API.md §16.4), an operator's session, which opens `/admin/v1` and never `/v1`.
  * @throws ValidationFailedError `Key is invalid.` (unknown, revoked, expired, past its grace, or
  *   not allowed from this address); HttpStatusError 429 under the lockout (by IP).
  */
@@ -230,12 +232,38 @@ export async function signInWithKey(deps: SignInDeps, who: Requester, input: Rec
   const secret = text(input.Key).trim();
   if (secret === '') throw new ValidationFailedError([{ field: 'Key', message: 'Key cannot be blank.' }]);
   await checkLockout(deps.store, [`ip:${who.ip}`], now);
-  const key = secret.length <= 512 ? await resolveKey(deps.store, hashToken(secret)) : undefined;
-  if (!key || key.endsAt <= now || !key.allows(who.ip)) {
-    await recordFailure(deps, who, undefined, undefined, now);
-    throw new ValidationFailedError([{ field: 'Key', message: 'Key is invalid.' }]);
+  const hash = secret.length <= 512 ? hashToken(secret) : undefined;
+  const key = hash !== undefined ? await resolveKey(deps.store, hash) : undefined;
+  if (key && key.endsAt > now && key.allows(who.ip)) {
+    return openSession(deps, who, key.principal.accountId, { keyId: key.keyId, actor: key.principal.actor });
   }
-  return openSession(deps, who, key.principal.accountId, { keyId: key.keyId, actor: key.principal.actor });
+  // No account's key: an operator key opens the operator's pages (API.md §16.4).
+  const operator = !key && hash !== undefined ? await resolveOperatorKey(deps.store, hash) : undefined;
+  if (operator) return openOperatorSession(deps, operator.operatorId, now);
+  await recordFailure(deps, who, undefined, undefined, now);
+  throw new ValidationFailedError([{ field: 'Key', message: 'Key is invalid.' }]);
+}
+
+/**
+ * A session of the operator (API.md §16.4): its own table, since it belongs to no account. It is
+ * in no account's audit log (an operator's writes are, in the account they change).
+ */
+async function openOperatorSession(deps: SignInDeps, operatorKeyId: number, now: number): Promise<NewSession> {
+  const cookie = randomBytes(32).toString('base64url');
+  const csrf = randomBytes(24).toString('base64url');
+  await sessions.insertOperatorSession(deps.store.db, {
+    hash: hashToken(cookie),
+    csrf,
+    operatorKeyId,
+    now,
+    expiresAt: now + SESSION_MAX_SECONDS,
+  });
+  return { cookie, csrf, maxAge: SESSION_MAX_SECONDS };
+}
+
+/** `DELETE /console/api/session` of an operator's session. */
+export async function signOutOperator(deps: Pick<SignInDeps, 'store'>, sessionId: number): Promise<void> {
+  await sessions.deleteOperatorSession(deps.store.db, sessionId);
 }
 
 /** `DELETE /console/api/session`: the session ends (an audit entry `session.delete`). */

@@ -1,7 +1,8 @@
-import { parse as parseCookie, serialize as serializeCookie } from 'cookie';
+import { serialize as serializeCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { resolveSession } from '../domain/credentials.ts';
+import { resolveOperatorSession } from '../domain/operators.ts';
 import type { Principal } from '../domain/principal.ts';
 import * as signIn from '../domain/sign-in.ts';
 import type { Store } from '../domain/store.ts';
@@ -13,7 +14,7 @@ import { createTimeFormat, systemClock, type Clock } from '../lib/time.ts';
 import { userRecord } from '../records/users.ts';
 import { readBody } from './plugins/body.ts';
 import { negotiateHook } from './plugins/negotiate.ts';
-import { INVALID_CREDENTIALS, SESSION_COOKIE } from './plugins/auth.ts';
+import { INVALID_CREDENTIALS, SESSION_COOKIE, sessionCookieOf } from './plugins/auth.ts';
 import { HttpError, setWireHeader } from './wire.ts';
 
 /**
@@ -55,11 +56,17 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
     setCookie(reply, s.cookie, s.maxAge);
     return reply.code(204).send();
   }
-  /** The live session of the request's cookie. @throws HttpError 401. */
-  async function current(request: FastifyRequest): Promise<Principal> {
-    const header = request.headers.cookie;
-    const value = header === undefined ? undefined : parseCookie(header)[SESSION_COOKIE];
-    const principal = value ? await resolveSession(deps.store, hashToken(value), clock.nowSeconds(), request.ip) : undefined;
+  /**
+   * The live session of the request's cookie: an account's, or with `operator` also the
+   * operator's (API.md §16.4), which only reading the session and signing out accept.
+   * @throws HttpError 401.
+   */
+  async function current(request: FastifyRequest, operator = false): Promise<Principal> {
+    const value = sessionCookieOf(request);
+    const hash = value === undefined ? undefined : hashToken(value);
+    const now = clock.nowSeconds();
+    let principal = hash !== undefined ? await resolveSession(deps.store, hash, now, request.ip) : undefined;
+    if (!principal && operator && hash !== undefined) principal = await resolveOperatorSession(deps.store, hash, now);
     if (!principal) throw new HttpError(401, INVALID_CREDENTIALS);
     return principal;
   }
@@ -116,13 +123,28 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
       return opened(reply, signIn.signInWithPassword(d, who(request), input));
     });
     api.get('/console/api/session', async (request) => {
-      const p = await current(request);
+      const p = await current(request, true);
+      if (p.operatorId !== undefined) {
+        // The operator's session (API.md §16.4): no account, no person, no account key.
+        const name = p.actor.split(':').slice(2).join(':');
+        const operator = { Id: p.operatorId, Name: name };
+        return {
+          User: null,
+          Key: null,
+          Account: null,
+          Operator: operator,
+          Scopes: p.scopes,
+          CsrfToken: p.csrf,
+          TimeZone: deps.config.timeZone,
+        };
+      }
       const user = p.userId !== undefined ? toUser(await viewUser(deps, p.accountId, String(p.userId))) : null;
       const key = p.keyId !== undefined ? { Id: p.keyId, Name: p.actor.split(':').slice(2).join(':') } : null;
       return {
         User: user,
         Key: key,
         Account: { Id: p.accountId, Name: (await accountName(deps.store, p.accountId)) ?? '' },
+        Operator: null,
         Scopes: p.scopes,
         CsrfToken: p.csrf,
         // Every date of every record is written in this zone (MSGSVC_TIMEZONE): the console names it once, in its header.
@@ -130,8 +152,9 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
       };
     });
     api.delete('/console/api/session', async (request, reply) => {
-      const p = await current(request);
-      await signIn.signOut({ store: deps.store, clock }, who(request), { id: p.sessionId!, accountId: p.accountId, actor: p.actor });
+      const p = await current(request, true);
+      if (p.operatorId !== undefined) await signIn.signOutOperator(deps, p.sessionId!);
+      else await signIn.signOut({ store: deps.store, clock }, who(request), { id: p.sessionId!, accountId: p.accountId, actor: p.actor });
       setCookie(reply, '', 0);
       return reply.code(204).send();
     });

@@ -45,6 +45,18 @@ export interface OperatorKeysTable {
   revoked_at: ColumnType<Epoch | null, Epoch | null | undefined, Epoch | null>;
 }
 
+/** The operator's console sessions (migration 024, docs/API.md §16.4). */
+export interface OperatorSessionsTable {
+  id: Id;
+  token_hash: string;
+  csrf_token: string;
+  operator_key_id: number;
+  created_at: Epoch;
+  last_used_at: Epoch;
+  /** The 7-day limit from sign-in. */
+  expires_at: Epoch;
+}
+
 export interface CreditBalancesTable {
   account_id: number;
   available_credits: number;
@@ -429,6 +441,7 @@ export interface Database {
   accounts: AccountsTable;
   account_day_counts: AccountDayCountsTable;
   operator_keys: OperatorKeysTable;
+  operator_sessions: OperatorSessionsTable;
   credit_balances: CreditBalancesTable;
   credit_ledger: CreditLedgerTable;
   api_tokens: ApiTokensTable;

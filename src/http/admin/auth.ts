@@ -1,11 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { recordOperatorKeyUse, resolveOperatorKey } from '../../domain/operators.ts';
+import { recordOperatorKeyUse, resolveOperatorKey, resolveOperatorSession } from '../../domain/operators.ts';
 import type { Store } from '../../domain/store.ts';
 import { hashToken } from '../../domain/tokens.ts';
 import { systemClock, type Clock } from '../../lib/time.ts';
 import { operationOf } from '../operation.ts';
-import { FORBIDDEN, INVALID_CREDENTIALS, secretOf } from '../plugins/auth.ts';
+import { csrfHolds, FORBIDDEN, INVALID_CREDENTIALS, secretOf, sessionCookieOf } from '../plugins/auth.ts';
 import { HttpError } from '../wire.ts';
 import { isAdminOperation } from './operation.ts';
 
@@ -17,8 +17,11 @@ type Hook = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) =
  * when both are given), read as `/v1` reads a key (secretOf). The principal is the operator
  * (operatorPrincipal: no account, scopes `*`, Actor `operator:{Id}:{Name}`).
  *
- * Anything else is 401 with the one message of docs/API.md §15.2: an account's key (it is no operator key), a
- * console cookie (never read here), an unknown or revoked operator key, no credential at all.
+ * Without a secret, the `msgsvc_session` cookie of an operator's console session (signed in with
+ * an operator key); its writes need `X-CSRF-Token` (authorizeOperator), as a session's on `/v1`.
+ * Anything else is 401 with the one message of docs/API.md §15.2: an account's key (it is no
+ * operator key), an account's console session (its cookie is looked up among the operator's
+ * sessions only), an unknown or revoked operator key, no credential at all.
  * Operator keys are not cached: each request reads its key by its hash (one index lookup), so a
  * revoked key stops at once on every instance. The /v1 authenticator is untouched by this: an
  * operator key there is simply an unknown key (401), with no extra query.
@@ -29,10 +32,23 @@ export function createOperatorAuthenticator(store: Store, clock: Clock = systemC
     // A failed last-use write loses only that note; the request is already served.
     void err;
   };
+  function bySession(request: FastifyRequest, done: (err?: Error) => void): void {
+    const value = sessionCookieOf(request);
+    if (value === undefined) return done(new HttpError(401, INVALID_CREDENTIALS));
+    resolveOperatorSession(store, hashToken(value), clock.nowSeconds()).then(
+      (principal) => {
+        if (!principal) return done(new HttpError(401, INVALID_CREDENTIALS));
+        request.principal = principal;
+        request.accountId = 0;
+        done();
+      },
+      (err: Error) => done(err),
+    );
+  }
   return function authenticateOperator(request, _reply, done) {
     const secret = secretOf(request);
-    if (secret === undefined || secret === null || secret === '' || secret.length > 512)
-      return done(new HttpError(401, INVALID_CREDENTIALS));
+    if (secret === undefined) return bySession(request, done);
+    if (secret === null || secret === '' || secret.length > 512) return done(new HttpError(401, INVALID_CREDENTIALS));
     const hash = hashToken(secret);
     resolveOperatorKey(store, hash).then(
       (key) => {
@@ -70,7 +86,8 @@ export function operatorRateLimitAndScope(rateLimit: Hook): Hook {
 
 /**
  * The scope step of `/admin/v1`: the principal must be an operator, and the operation an operator
- * operation (scope `admin:read` / `admin:write`). Both hold by construction (this scope's
+ * operation (scope `admin:read` / `admin:write`); an operator's session must send its CSRF token
+ * on every write. Both hold by construction (this scope's
  * authenticator makes only operators; only operator operations are registered here); the check
  * keeps it so if either ever changes.
  * @throws HttpError 403 `You are not allowed to perform this action.`
@@ -80,5 +97,6 @@ export function authorizeOperator(request: FastifyRequest, _reply: FastifyReply,
   if (request.principal.operatorId === undefined || (op !== undefined && !isAdminOperation(op))) {
     return done(new HttpError(403, FORBIDDEN));
   }
+  if (!csrfHolds(request, request.principal)) return done(new HttpError(403, FORBIDDEN));
   done();
 }

@@ -46,6 +46,28 @@ export function secretOf(request: FastifyRequest): string | undefined | null {
 }
 
 /**
+ * The value of the request's `msgsvc_session` cookie, or undefined when there is none (or it is
+ * empty, or longer than any the service makes). Also read by `/admin/v1` (an operator's session).
+ */
+export function sessionCookieOf(request: FastifyRequest): string | undefined {
+  const header = request.headers.cookie;
+  const value = header === undefined ? undefined : parseCookie(header)[SESSION_COOKIE];
+  return value === undefined || value === '' || value.length > 512 ? undefined : value;
+}
+
+/**
+ * True unless the request was authenticated by a session cookie and is a write (not GET or HEAD)
+ * without `X-CSRF-Token` equal to the session's CsrfToken (compared in constant time).
+ */
+export function csrfHolds(request: FastifyRequest, p: Principal): boolean {
+  if (p.csrf === undefined || request.method === 'GET' || request.method === 'HEAD') return true;
+  const sent = request.headers['x-csrf-token'];
+  const a = Buffer.from(typeof sent === 'string' ? sent : '');
+  const b = Buffer.from(p.csrf);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
  * The authentication step: resolves the request's credential to a Principal (API.md §15).
  * - a key's secret in `access_token` (the last of repeated keys wins) or `Authorization: Bearer`
  *   (access_token wins when both are given): the live key whose current secret, or rolled secret
@@ -84,9 +106,8 @@ export function createAuthenticator(store: Store, ttlMs = TOKEN_CACHE_TTL_MS, cl
   }
 
   function bySession(request: FastifyRequest, done: (err?: Error) => void): void {
-    const header = request.headers.cookie;
-    const value = header === undefined ? undefined : parseCookie(header)[SESSION_COOKIE];
-    if (value === undefined || value === '' || value.length > 512) return done(new HttpError(401, INVALID_CREDENTIALS));
+    const value = sessionCookieOf(request);
+    if (value === undefined) return done(new HttpError(401, INVALID_CREDENTIALS));
     resolveSession(store, hashToken(value), clock.nowSeconds(), request.ip).then(
       (principal) => {
         if (!principal) return done(new HttpError(401, INVALID_CREDENTIALS));
@@ -159,11 +180,6 @@ export function authorize(request: FastifyRequest, _reply: FastifyReply, done: (
     // In a sub-account, `*` (or any scope) does not reach subaccounts: one level only (API.md §16).
     if (p.parentId !== undefined && op.scope.startsWith('subaccounts:')) return done(new HttpError(403, FORBIDDEN));
   }
-  if (p.csrf !== undefined && request.method !== 'GET' && request.method !== 'HEAD') {
-    const sent = request.headers['x-csrf-token'];
-    const a = Buffer.from(typeof sent === 'string' ? sent : '');
-    const b = Buffer.from(p.csrf);
-    if (a.length !== b.length || !timingSafeEqual(a, b)) return done(new HttpError(403, FORBIDDEN));
-  }
+  if (!csrfHolds(request, p)) return done(new HttpError(403, FORBIDDEN));
   done();
 }

@@ -102,3 +102,77 @@ export async function purgeSessions(db: Db, now: number, idleSeconds: number): P
     .executeTakeFirst();
   return Number(r.numDeletedRows);
 }
+
+// ------------------------------------------------------------------ the operator's sessions (API.md §16.4)
+
+/** An operator's console session, with its (live) operator key's name. */
+export interface OperatorSessionLookup {
+  id: number;
+  csrf_token: string;
+  operator_key_id: number;
+  operator_name: string;
+  last_used_at: number;
+  expires_at: number;
+}
+
+/** The operator session with this hash whose operator key is not revoked. */
+export async function findOperatorSession(db: Db, hash: string): Promise<OperatorSessionLookup | undefined> {
+  const row = await db
+    .selectFrom('operator_sessions as s')
+    .innerJoin('operator_keys as k', 'k.id', 's.operator_key_id')
+    .select(['s.id', 's.csrf_token', 's.operator_key_id', 'k.name as operator_name', 's.last_used_at', 's.expires_at'])
+    .where('s.token_hash', '=', hash)
+    .where('k.revoked_at', 'is', null)
+    .executeTakeFirst();
+  return (
+    row && {
+      ...row,
+      id: Number(row.id),
+      operator_key_id: Number(row.operator_key_id),
+      last_used_at: Number(row.last_used_at),
+      expires_at: Number(row.expires_at),
+    }
+  );
+}
+
+export async function insertOperatorSession(
+  db: Db,
+  s: { hash: string; csrf: string; operatorKeyId: number; now: number; expiresAt: number },
+): Promise<number> {
+  const { id } = await db
+    .insertInto('operator_sessions')
+    .values({
+      token_hash: s.hash,
+      csrf_token: s.csrf,
+      operator_key_id: s.operatorKeyId,
+      created_at: s.now,
+      last_used_at: s.now,
+      expires_at: s.expiresAt,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(id);
+}
+
+export async function touchOperatorSession(db: Db, id: number, now: number): Promise<void> {
+  await db.updateTable('operator_sessions').set({ last_used_at: now }).where('id', '=', id).execute();
+}
+
+export async function deleteOperatorSession(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('operator_sessions').where('id', '=', id).execute();
+}
+
+/** Operator sessions past their limits, or whose key was revoked, for the purge. */
+export async function purgeOperatorSessions(db: Db, now: number, idleSeconds: number): Promise<number> {
+  const r = await db
+    .deleteFrom('operator_sessions')
+    .where((eb) =>
+      eb.or([
+        eb('expires_at', '<=', now),
+        eb('last_used_at', '<=', now - idleSeconds),
+        eb('operator_key_id', 'in', eb.selectFrom('operator_keys').select('id').where('revoked_at', 'is not', null)),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}

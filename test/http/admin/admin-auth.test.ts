@@ -3,16 +3,18 @@
  * `access_token` or `Authorization: Bearer`; an account key, a console cookie (of a key or of a
  * person), a revoked or unknown operator key and no credential are all 401 with CONVENTIONS' one
  * message, in JSON and XML; an operator key is 401 on /v1. Routing 404, 405 with Allow and 406 come
- * first, as on /v1. The rate limit counts per operator key, apart from any account's.
+ * first, as on /v1. The rate limit counts per operator key, apart from any account's. An operator
+ * key signs in to the console too: that session opens /admin/v1 (CSRF on writes), never /v1.
  */
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
+import { purgeExpired } from '../../../src/domain/housekeeping.ts';
 import { revokeOperatorKey } from '../../../src/domain/operators.ts';
-import { systemClock } from '../../../src/lib/time.ts';
+import { createManualClock, systemClock } from '../../../src/lib/time.ts';
 import { buildTestApp, type TestApp } from '../../helpers/app.ts';
 import { assertError, call, WIRES } from '../../helpers/operations.ts';
 import { storeTest } from '../../helpers/stores.ts';
-import { ADMIN, admin, operatorKey } from './helpers.ts';
+import { ADMIN, admin, auditRows, eventually, operatorKey } from './helpers.ts';
 
 const INVALID = 'Your request was made with invalid credentials.';
 
@@ -88,15 +90,6 @@ storeTest('/admin/v1: an operator key only; account keys, console cookies, revok
     assertError(await call(ctx.app, { path: '/v1/numbers/index', token: op.secret, wire }), 401, INVALID, wire);
   }
   assertError(await ctx.app.inject({ url: '/v1/credits/balance', headers: { authorization: `Bearer ${op.secret}` } }), 401, INVALID);
-  // …nor a console key (422 Key is invalid, as any unknown key).
-  const signIn = await ctx.app.inject({
-    method: 'POST',
-    url: '/console/api/session',
-    headers: { 'content-type': 'application/json' },
-    payload: JSON.stringify({ Key: op.secret }),
-  });
-  assert.equal(signIn.statusCode, 422, signIn.body);
-
   // Revoked: 401 at once; another operator key keeps working.
   const other = await operatorKey(ctx, 'second');
   assert.equal(await revokeOperatorKey({ store: ctx.store, clock: systemClock }, op.id), true);
@@ -156,3 +149,103 @@ storeTest('/admin/v1: the rate limit counts per operator key, apart from the acc
   // A refused credential is not counted (401 before 429).
   assertError(await admin(ctx, { path: '/accounts/index', token: demo.token }), 401, INVALID);
 });
+
+storeTest(
+  'An operator key signs in to the console: the session opens /admin/v1 (CSRF on writes), never /v1; sign-out, revocation and the idle limit end it',
+  async (t) => {
+    const clock = createManualClock();
+    const ctx = await buildTestApp(t, {}, { clock });
+    const demo = await ctx.seed();
+    const op = await operatorKey(ctx, 'night shift', clock);
+    const json = { 'content-type': 'application/json', accept: 'application/json' };
+    const signIn = (key: string) =>
+      ctx.app.inject({ method: 'POST', url: '/console/api/session', headers: json, payload: JSON.stringify({ Key: key }) });
+
+    const opened = await signIn(op.secret);
+    assert.equal(opened.statusCode, 204, opened.body);
+    assert.match(String(opened.headers['set-cookie']), /^msgsvc_session=[^;]+; Max-Age=604800; Path=\/; HttpOnly; SameSite=Strict$/);
+    const cookie = cookieOf(opened);
+    // Only the hash of the cookie's value is stored, in the operator's own table.
+    const rows = await ctx.store.db.selectFrom('operator_sessions').selectAll().execute();
+    assert.equal(rows.length, 1);
+    assert.equal(Number(rows[0]!.operator_key_id), op.id);
+    assert.notEqual(rows[0]!.token_hash, cookie.split('=')[1]);
+    assert.equal((await ctx.store.db.selectFrom('sessions').select('id').execute()).length, 0, 'no account session');
+
+    const session = await ctx.app.inject({ url: '/console/api/session', headers: { cookie } });
+    assert.equal(session.statusCode, 200, session.body);
+    const body = session.json<Record<string, unknown>>();
+    assert.deepEqual(Object.keys(body), ['User', 'Key', 'Account', 'Operator', 'Scopes', 'CsrfToken', 'TimeZone']);
+    assert.deepEqual(
+      { ...body, CsrfToken: typeof body.CsrfToken },
+      {
+        User: null,
+        Key: null,
+        Account: null,
+        Operator: { Id: op.id, Name: 'night shift' },
+        Scopes: ['*'],
+        CsrfToken: 'string',
+        TimeZone: ctx.config.timeZone,
+      },
+    );
+    const csrf = String(body.CsrfToken);
+
+    // /admin/v1 by the cookie: reads as they are; a write needs the session's X-CSRF-Token.
+    const list = await ctx.app.inject({ url: `${ADMIN}/accounts/index`, headers: { cookie } });
+    assert.equal(list.statusCode, 200, list.body);
+    const xml = await ctx.app.inject({ url: `${ADMIN}/accounts/index`, headers: { cookie, accept: 'application/xml' } });
+    assert.equal(xml.statusCode, 200);
+    assert.match(xml.body, /^<\?xml/);
+    const create = (headers: Record<string, string>) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: `${ADMIN}/accounts/create`,
+        headers: { cookie, ...json, ...headers },
+        payload: '{"Name":"Acme"}',
+      });
+    assertError(await create({}), 403, 'You are not allowed to perform this action.');
+    assertError(await create({ 'x-csrf-token': `${csrf.slice(1)}x` }), 403, 'You are not allowed to perform this action.');
+    const made = await create({ 'x-csrf-token': csrf });
+    assert.equal(made.statusCode, 201, made.body);
+    // The write's audit entry names the operator, in the account it made.
+    const id = made.json<{ Id: number }>().Id;
+    await eventually(async () => assert.ok((await auditRows(ctx, id)).some((r) => r.actor === `operator:${op.id}:night shift`)));
+
+    // Never /v1, nor a person's own settings.
+    assertError(await ctx.app.inject({ url: '/v1/credits/balance', headers: { cookie } }), 401, INVALID);
+    assertError(await ctx.app.inject({ url: '/console/api/passkeys', headers: { cookie } }), 401, INVALID);
+    // An account key's sign-in is unchanged (Operator null).
+    const byKey = await signIn(demo.token);
+    assert.equal(byKey.statusCode, 204);
+    const keySession = await ctx.app.inject({ url: '/console/api/session', headers: { cookie: cookieOf(byKey) } });
+    assert.equal(keySession.json<{ Operator: unknown; Account: { Id: number } }>().Operator, null);
+    assert.equal(keySession.json<{ Account: { Id: number } }>().Account.Id, demo.account.id);
+
+    // Sign-out ends it.
+    const out = await ctx.app.inject({ method: 'DELETE', url: '/console/api/session', headers: { cookie, 'x-csrf-token': csrf } });
+    assert.equal(out.statusCode, 204);
+    assertError(await ctx.app.inject({ url: `${ADMIN}/accounts/index`, headers: { cookie } }), 401, INVALID);
+    assertError(await ctx.app.inject({ url: '/console/api/session', headers: { cookie } }), 401, INVALID);
+
+    // Idle for 12 hours: ended; used within them: kept (the limit slides).
+    const second = cookieOf(await signIn(op.secret));
+    clock.advance(11 * 3600_000);
+    assert.equal((await ctx.app.inject({ url: `${ADMIN}/carriers/index`, headers: { cookie: second } })).statusCode, 200);
+    clock.advance(11 * 3600_000);
+    assert.equal((await ctx.app.inject({ url: `${ADMIN}/carriers/index`, headers: { cookie: second } })).statusCode, 200);
+    clock.advance(12 * 3600_000);
+    assertError(await ctx.app.inject({ url: `${ADMIN}/carriers/index`, headers: { cookie: second } }), 401, INVALID);
+
+    // Revoking the operator key ends its sessions at once; it no longer signs in; the purge removes them.
+    const third = cookieOf(await signIn(op.secret));
+    assert.equal((await ctx.app.inject({ url: `${ADMIN}/usage/index`, headers: { cookie: third } })).statusCode, 200);
+    assert.equal(await revokeOperatorKey({ store: ctx.store, clock }, op.id), true);
+    assertError(await ctx.app.inject({ url: `${ADMIN}/usage/index`, headers: { cookie: third } }), 401, INVALID);
+    assertError(await ctx.app.inject({ url: '/console/api/session', headers: { cookie: third } }), 401, INVALID);
+    const refused = await signIn(op.secret);
+    assert.equal(refused.statusCode, 422);
+    assert.deepEqual(refused.json(), [{ field: 'Key', message: 'Key is invalid.' }]);
+    await purgeExpired(ctx.store, clock.nowSeconds(), 90);
+    assert.equal((await ctx.store.db.selectFrom('operator_sessions').select('id').execute()).length, 0);
+  },
+);
