@@ -9,6 +9,9 @@
  * always puts `access_token` in the URL; the console gives it an empty token and its fetch takes
  * the parameter out again, so the cookie alone authenticates the request.
  *
+ * The operator's session (docs/API.md §16.4) opens `/admin/v1` only, with the same cookie and CSRF
+ * token: `Api.admin` calls it (`/v1` would answer 401 and sign the operator out).
+ *
  * Around every call: a 401 (the session ended, or was never there) returns to sign-in; a 429 shows
  * "slow down" while the client waits for `Retry-After` and retries.
  *
@@ -72,11 +75,17 @@ export interface Passkey {
   DateLastUsed: string | null;
 }
 
-/** `GET /console/api/session`: who is signed in (a person or a key), the account, the scopes held, the CSRF token. */
+/**
+ * `GET /console/api/session`: who is signed in (a person or a key of an account, or the service's
+ * operator with an operator key: docs/API.md §16.4), the account, the scopes held, the CSRF token.
+ */
 export interface Session {
   User: User | null;
   Key: { Id: number; Name: string } | null;
-  Account: { Id: number; Name: string };
+  /** The account signed in to; null for the operator, who belongs to none. */
+  Account: { Id: number; Name: string } | null;
+  /** The operator key signed in with; null for an account's session. */
+  Operator: { Id: number; Name: string } | null;
   Scopes: string[];
   CsrfToken: string;
   /** The IANA zone every date of every record is written in (the service's). */
@@ -114,7 +123,19 @@ export type Api = MsgsvcClient & {
   call<T>(method: Method, path: `/v1/${string}`, options?: CallOptions): Promise<Answer<T>>;
   /** A call to the console's own API (`/console/api/…`) with the session's CSRF token; a 401 signs out. */
   own<T>(method: Method, path: `/console/api/${string}`, body?: unknown): Promise<Answer<T>>;
+  /** An operator's call (`/admin/v1/…`, docs/API.md §16.4): the cookie, the CSRF token on writes, 429 retried. */
+  admin<T>(method: Method, path: `/admin/v1/${string}`, options?: CallOptions): Promise<Answer<T>>;
 };
+
+/** How many times a call that got 429 is sent again, and the longest wait before that (as the typed client's). */
+const MAX_RETRIES = 10;
+const MAX_RETRY_DELAY_MS = 60_000;
+
+/** Milliseconds to wait for a `Retry-After` in seconds (1 s when absent or unreadable), at most MAX_RETRY_DELAY_MS. */
+function retryDelay(header: string | null): number {
+  const seconds = Number(header);
+  return header === null || header.trim() === '' || !Number.isFinite(seconds) ? 1000 : Math.min(MAX_RETRY_DELAY_MS, seconds * 1000);
+}
 
 /** True for the methods that change nothing, which need no CSRF token. */
 function safe(method: string): boolean {
@@ -203,37 +224,34 @@ export function signOut(session: Session): Promise<Answer<undefined>> {
 export function createApi(session: Session, events: ApiEvents): Api {
   // The calls waiting on a 429 (method and path): the banner stays while any of them does.
   const limited = new Set<string>();
+  /** Sends one request with the cookie (and the CSRF token on a write), and tells `events` of a 401 or a 429. */
+  async function send(url: URL, init: RequestInit & { method: string }): Promise<Response> {
+    const headers = new Headers(init.headers);
+    headers.set(CLIENT_HEADER, CLIENT_NAME);
+    if (!safe(init.method)) headers.set(CSRF_HEADER, session.CsrfToken);
+    const response = await fetch(url, { ...init, headers, credentials: 'same-origin' });
+    const call = `${init.method} ${url.pathname}`;
+    if (response.status === 429) {
+      limited.add(call);
+      const seconds = Number(response.headers.get('Retry-After'));
+      events.slowDown(Number.isFinite(seconds) && seconds > 0 ? seconds : 0);
+    } else if (limited.delete(call) && limited.size === 0) {
+      events.slowDown(undefined);
+    }
+    if (response.status === 401) events.unauthorized();
+    return response;
+  }
   const client = createMsgsvcClient({
     baseUrl: location.origin,
     // The cookie authenticates; the client adds `access_token=` anyway, and the fetch below removes it.
     accessToken: '',
-    maxRetries: 10,
-    maxRetryDelayMs: 60_000,
+    maxRetries: MAX_RETRIES,
+    maxRetryDelayMs: MAX_RETRY_DELAY_MS,
     fetch: async (request) => {
       const url = new URL(request.url);
       url.searchParams.delete('access_token');
-      const headers = new Headers(request.headers);
-      headers.set(CLIENT_HEADER, CLIENT_NAME);
-      if (!safe(request.method)) headers.set(CSRF_HEADER, session.CsrfToken);
       const body = request.body === null ? null : await request.arrayBuffer();
-      const response = await fetch(url, {
-        method: request.method,
-        headers,
-        body,
-        credentials: 'same-origin',
-        signal: request.signal,
-        redirect: request.redirect,
-      });
-      const call = `${request.method} ${url.pathname}`;
-      if (response.status === 429) {
-        limited.add(call);
-        const seconds = Number(response.headers.get('Retry-After'));
-        events.slowDown(Number.isFinite(seconds) && seconds > 0 ? seconds : 0);
-      } else if (limited.delete(call) && limited.size === 0) {
-        events.slowDown(undefined);
-      }
-      if (response.status === 401) events.unauthorized();
-      return response;
+      return send(url, { method: request.method, headers: request.headers, body, signal: request.signal, redirect: request.redirect });
     },
   });
 
@@ -255,6 +273,22 @@ export function createApi(session: Session, events: ApiEvents): Api {
       const answer = await consoleRequest<T>(method, path, body, session.CsrfToken);
       if (answer.response.status === 401) events.unauthorized();
       return answer;
+    },
+    admin: async <T>(method: Method, path: `/admin/v1/${string}`, options: CallOptions = {}) => {
+      const url = new URL(path, location.origin);
+      for (const [key, value] of Object.entries(options.query ?? {})) url.searchParams.set(key, value);
+      const headers = new Headers({ Accept: 'application/json' });
+      if (options.body !== undefined) headers.set('Content-Type', 'application/json');
+      const body = options.body === undefined ? null : JSON.stringify(options.body);
+      for (let attempt = 0; ; attempt++) {
+        const response = await send(url, { method, headers, body });
+        if (response.status !== 429 || attempt >= MAX_RETRIES) {
+          const parsed = await jsonBody(response);
+          return (response.ok ? { data: parsed as T, response } : { error: parsed, response }) satisfies Answer<T>;
+        }
+        await response.body?.cancel();
+        await new Promise((resolve) => setTimeout(resolve, retryDelay(response.headers.get('Retry-After'))));
+      }
     },
   });
 }

@@ -6,14 +6,19 @@
  * #/settings, #/security, #/invite/<code>). The session is an HttpOnly cookie: no secret is kept by the page or put in a
  * URL (an invitation's code is in the fragment, which no server sees). Pages and actions the
  * session's scopes do not allow are not shown (the server refuses them anyway).
+ *
+ * The operator's session (docs/API.md §16.4, signed in with an operator key) has pages of its own
+ * and none of an account's: #/operator-accounts, #/operator-accounts/<id>, #/operator-numbers,
+ * #/operator-carriers, #/operator-usage, #/operator-audit. It makes no account call at all (`/v1`
+ * answers it 401, which would sign it out).
  */
 import { render } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useState } from 'preact/hooks';
 import 'uplot/dist/uPlot.min.css';
 import './app.css';
 import type { Scope } from '../../src/domain/scopes.ts';
-import { usePlace } from './route.ts';
-import { createApi, loadSession, maybeSignedIn, noteSignedIn, signOut, type Session } from './api.ts';
+import { go, placeHref, usePlace } from './route.ts';
+import { createApi, loadSession, maybeSignedIn, noteSignedIn, signOut, type Api, type Session } from './api.ts';
 import { Invite, SignIn } from './pages/sign-in.tsx';
 import { Overview } from './pages/overview.tsx';
 import { Messages } from './pages/messages.tsx';
@@ -36,6 +41,10 @@ import { useSubaccountsShown } from './pages/subaccount-kit.ts';
 import { Audit } from './pages/audit.tsx';
 import { AccountSettings } from './pages/settings.tsx';
 import { Security } from './pages/security.tsx';
+import { OperatorAccounts } from './pages/operator-accounts.tsx';
+import { OperatorNumbers } from './pages/operator-numbers.tsx';
+import { OperatorCarriers } from './pages/operator-carriers.tsx';
+import { UsageSection } from './pages/subaccounts.tsx';
 
 interface PageEntry {
   route: string;
@@ -72,6 +81,15 @@ const PAGES: readonly PageEntry[] = [
   { route: 'audit', label: 'Audit log', scope: 'audit:read' },
   { route: 'settings', label: 'Settings', title: 'Account settings', scope: 'account:read' },
   { route: 'security', label: 'Security', title: 'Your security', person: true },
+];
+
+/** The operator's pages (docs/API.md §16.4), the first one the default. */
+const OPERATOR_PAGES: readonly PageEntry[] = [
+  { route: 'operator-accounts', label: 'Accounts', record: (id) => `Account ${id}` },
+  { route: 'operator-numbers', label: 'Numbers' },
+  { route: 'operator-carriers', label: 'Carriers' },
+  { route: 'operator-usage', label: 'Usage' },
+  { route: 'operator-audit', label: 'Audit log' },
 ];
 
 type State = { kind: 'loading' } | { kind: 'signed-out'; expired: boolean } | { kind: 'signed-in'; session: Session };
@@ -121,10 +139,19 @@ function App() {
     [session],
   );
 
-  const subaccountsShown = useSubaccountsShown(api);
+  // The operator signed in with an operator key (docs/API.md §16.4), or null for an account's session.
+  const operatorKey = session?.Operator ?? null;
+  const operator = operatorKey !== null;
+  // The probe is an account call: never for the operator (its 401 would sign the operator out).
+  const subaccountsShown = useSubaccountsShown(operator ? undefined : api);
 
-  const { page, id } = place;
-  const entry = PAGES.find((p) => p.route === page);
+  // The operator's place is one of its pages (or an invitation): any other, the overview by default, is its first.
+  const known = !operator || place.page === 'invite' || OPERATOR_PAGES.some((p) => p.route === place.page);
+  const { page, id } = known ? place : { page: OPERATOR_PAGES[0]!.route, id: undefined };
+  useEffect(() => {
+    if (!known) go(placeHref(page), true);
+  }, [known, page]);
+  const entry = (operator ? OPERATOR_PAGES : PAGES).find((p) => p.route === page);
   const title = id !== undefined && entry?.record ? entry.record(id) : (entry?.title ?? entry?.label ?? 'Overview');
   // The sign-in and invitation pages set their own titles.
   useLayoutEffect(() => {
@@ -156,7 +183,8 @@ function App() {
     return <SignIn expired={state.kind === 'signed-out' && state.expired} onSignedIn={signedIn} />;
 
   let content;
-  if (page === 'messages' && id) content = <MessageDetails api={api} id={id} />;
+  if (operator) content = operatorContent(api, page);
+  else if (page === 'messages' && id) content = <MessageDetails api={api} id={id} />;
   else if (page === 'messages') content = <Messages api={api} />;
   else if (page === 'conversations') content = <Conversations api={api} phone={id} />;
   else if (page === 'compose') content = <Compose api={api} />;
@@ -177,7 +205,17 @@ function App() {
   else if (page === 'security') content = <Security api={api} onChange={() => void refresh()} />;
   else content = <Overview api={api} />;
 
-  const who = session.User !== null ? session.User.Name || session.User.Email : `key ${session.Key?.Name ?? ''}`;
+  const who =
+    operatorKey !== null
+      ? `operator ${operatorKey.Name}`
+      : session.User !== null
+        ? session.User.Name || session.User.Email
+        : `key ${session.Key?.Name ?? ''}`;
+  const shown = operator
+    ? OPERATOR_PAGES
+    : PAGES.filter(
+        (p) => (p.scope === undefined || api.can(p.scope)) && (!p.person || session.User !== null) && (!p.parent || subaccountsShown),
+      );
   return (
     <>
       <a class="skip-link" href="#main" onClick={skipToMain}>
@@ -186,9 +224,7 @@ function App() {
       <header class="top">
         <span class="brand">msgsvc</span>
         <nav aria-label="Pages">
-          {PAGES.filter(
-            (p) => (p.scope === undefined || api.can(p.scope)) && (!p.person || session.User !== null) && (!p.parent || subaccountsShown),
-          ).map((p) => (
+          {shown.map((p) => (
             <a key={p.route} href={`#/${p.route}`} aria-current={page === p.route ? 'page' : undefined}>
               {p.label}
             </a>
@@ -224,6 +260,15 @@ function App() {
       </main>
     </>
   );
+}
+
+/** The operator's page `page` (its Accounts when none other). */
+function operatorContent(api: Api, page: string) {
+  if (page === 'operator-numbers') return <OperatorNumbers api={api} />;
+  if (page === 'operator-carriers') return <OperatorCarriers api={api} />;
+  if (page === 'operator-usage') return <UsageSection api={api} operator />;
+  if (page === 'operator-audit') return <Audit api={api} operator />;
+  return <OperatorAccounts api={api} />;
 }
 
 /**

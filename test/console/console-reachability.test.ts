@@ -1,8 +1,11 @@
 /**
- * Every operation of the OpenAPI document that a person would use is reachable from some page of
- * the console: its path is called by a page module that the console's shell routes to. What is
- * left out on purpose is listed below with the reason, and the list is checked too: an entry that
- * the console does call, or that is no operation any more, fails, so the list cannot go stale.
+ * Every operation of the OpenAPI documents that a person would use is reachable from some page of
+ * the console: its path is called by a page module that the console's shell routes to. That is
+ * docs/openapi.json's for an account's session, and docs/openapi-admin.json's (`/admin/v1/…`,
+ * docs/API.md §16.4) for the operator's session, through `api.admin(…)` on the operator's pages.
+ * What is left out on purpose is listed below with the reason, and the list is checked too: an
+ * entry that the console does call, or that is no operation any more, fails, so the list cannot go
+ * stale.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -12,7 +15,7 @@ import { test } from 'node:test';
 const ROOT = new URL('../../', import.meta.url).pathname;
 const CONSOLE = join(ROOT, 'console/src');
 
-/** Operations no page calls, and why. Keys: `METHOD path` as in docs/openapi.json. */
+/** Operations no page calls, and why. Keys: `METHOD path` as in docs/openapi.json or docs/openapi-admin.json. */
 const LEFT_OUT: Readonly<Record<string, string>> = {
   'GET /healthz': 'a probe for the operator and the load balancer, not for a person',
   'GET /readyz': 'a probe for the operator and the load balancer, not for a person',
@@ -25,12 +28,12 @@ const LEFT_OUT: Readonly<Record<string, string>> = {
 };
 
 /**
- * Every operation of the OpenAPI document as `METHOD path` (HEAD is GET's, and not listed). The
- * writing methods of one path (an update's PUT and PATCH, custom-contact-fields-entry/update's
+ * Every operation of the OpenAPI document `file` as `METHOD path` (HEAD is GET's, and not listed).
+ * The writing methods of one path (an update's PUT and PATCH, custom-contact-fields-entry/update's
  * POST too) are one operation, written `PUT|PATCH path`: calling it with any of them reaches it.
  */
-function operations(): string[] {
-  const doc = JSON.parse(readFileSync(join(ROOT, 'docs/openapi.json'), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+function operations(file: string): string[] {
+  const doc = JSON.parse(readFileSync(join(ROOT, file), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
   const out: string[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     const methods = Object.keys(item).map((m) => m.toUpperCase());
@@ -56,8 +59,9 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /**
  * True when a file of the console calls `methods path` (any of `|`-joined methods): the file holds
  * the path as a string (quoted, or a template's start) and a call with that method (the typed
- * client's `.POST(`, or `call('POST', …)`); for GET also a link or an image to it (`href={`…`,
- * `src={`…`). A path `/v1/x/index` is also called as `/v1/x`, the controller's default action.
+ * client's `.POST(`, `call('POST', …)`, or the operator's `admin('POST', …)`); for GET also a link
+ * or an image to it (`href={`…`, `src={`…`). A path `/v1/x/index` is also called as `/v1/x`, the
+ * controller's default action.
  */
 function called(files: readonly string[], methods: string, path: string): boolean {
   const paths = path.endsWith('/index') ? [path, path.slice(0, -'/index'.length)] : [path];
@@ -66,7 +70,7 @@ function called(files: readonly string[], methods: string, path: string): boolea
       const named = new RegExp(`['"\`]${escape(p)}['"\`?$]`).test(src);
       if (!named) return false;
       return methods.split('|').some((method) => {
-        if (new RegExp(`\\.${method}(?:<[^>]*>)?\\(|call(?:<[^>]*>)?\\(\\s*'${method}'`).test(src)) return true;
+        if (new RegExp(`\\.${method}(?:<[^>]*>)?\\(|(?:call|admin)(?:<[^>]*>)?\\(\\s*'${method}'`).test(src)) return true;
         return method === 'GET' && new RegExp(`(href|src)=\\{\`${escape(p)}`).test(src);
       });
     }),
@@ -75,8 +79,15 @@ function called(files: readonly string[], methods: string, path: string): boolea
 
 test('console: every operation a person would use is called from a page; the left-out list is exact', () => {
   const src = sources();
-  const ops = operations();
-  assert.ok(ops.length > 70, `the OpenAPI document lists ${ops.length} operations`);
+  const account = operations('docs/openapi.json');
+  const operator = operations('docs/openapi-admin.json');
+  assert.ok(account.length > 70, `the OpenAPI document lists ${account.length} operations`);
+  assert.ok(operator.length >= 15, `the operator's OpenAPI document lists ${operator.length} operations`);
+  assert.ok(
+    operator.every((op) => op.split(' ')[1]!.startsWith('/admin/v1/')),
+    "the operator's document lists an operation outside /admin/v1",
+  );
+  const ops = [...account, ...operator];
   const unreachable = ops.filter((op) => {
     const [method = '', path = ''] = op.split(' ');
     return LEFT_OUT[op] === undefined && !called(src, method, path);

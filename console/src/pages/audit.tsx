@@ -1,12 +1,16 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Api, AuditEntry } from '../api.ts';
-import { useUrlFilters } from '../route.ts';
+import { placeHref, useUrlFilters } from '../route.ts';
 import { ErrorLine, Pager, usePagedList } from './list.tsx';
 import { serviceDateTime, When } from './ui.tsx';
 
-/** The filters, as the URL keeps them (`from` and `to` as the datetime-local inputs write them). */
+/** The filters, as the URL keeps them (`from` and `to` as the datetime-local inputs write them); the operator's add AccountId. */
 const FILTERS = ['Actor', 'Operation', 'from', 'to'] as const;
-type Filters = Record<(typeof FILTERS)[number], string>;
+const OPERATOR_FILTERS = [...FILTERS, 'AccountId'] as const;
+type Filters = Record<(typeof OPERATOR_FILTERS)[number], string>;
+
+/** An entry of every account's audit log (the operator's audit/index, docs/API.md §16.4). */
+type Entry = AuditEntry & { AccountId?: number };
 
 /**
  * The audit log (docs/API.md §15, audit/index, newest first, paged): who did what, from where, and
@@ -14,22 +18,31 @@ type Filters = Record<(typeof FILTERS)[number], string>;
  * (`groups.delete`, `session.create`) and a time range in the service's time zone. The filters and
  * the page are in the URL (`#/audit?Operation=keys.create&page=2`): Back, a reload and a shared link
  * keep them.
+ *
+ * With `operator`, the operator's page (docs/API.md §16.4, admin audit/index): every account's log,
+ * each entry with its account, filtered by `AccountId` too (`#/operator-audit?AccountId=5`).
  */
-export function Audit(props: { api: Api }) {
-  const { api } = props;
-  const { applied: filters, apply } = useUrlFilters(FILTERS);
+export function Audit(props: { api: Api; operator?: boolean }) {
+  const { api, operator = false } = props;
+  const keys = operator ? OPERATOR_FILTERS : FILTERS;
+  const { applied, apply } = useUrlFilters<keyof Filters>(keys);
+  // An account's own log has no AccountId filter.
+  const filters: Filters = operator ? applied : { ...applied, AccountId: '' };
   const [draft, setDraft] = useState<Filters>(filters);
   // Back, or a link, changes the URL's filters: the form shows them.
-  const key = FILTERS.map((k) => filters[k]).join('\n');
+  const key = keys.map((k) => filters[k]).join('\n');
   useEffect(() => setDraft(filters), [key]);
-  const list = usePagedList<AuditEntry>(
+  const list = usePagedList<Entry>(
     (page) => {
       const query: Record<string, string> = { page: String(page), 'per-page': '50' };
       if (filters.Actor.trim() !== '') query.Actor = filters.Actor.trim();
       if (filters.Operation.trim() !== '') query.Operation = filters.Operation.trim();
       if (filters.from !== '') query.from = serviceDateTime(filters.from);
       if (filters.to !== '') query.to = serviceDateTime(filters.to);
-      return api.call<AuditEntry[]>('GET', '/v1/audit/index', { query });
+      if (filters.AccountId.trim() !== '') query.AccountId = filters.AccountId.trim();
+      return operator
+        ? api.admin<Entry[]>('GET', '/admin/v1/audit/index', { query })
+        : api.call<Entry[]>('GET', '/v1/audit/index', { query });
     },
     [api, key],
   );
@@ -42,7 +55,10 @@ export function Audit(props: { api: Api }) {
     <>
       <h1>Audit log</h1>
       <p class="hint">
-        Every change made with a key or by a person, every sign-in and sign-out, newest first. Times are in the service's time zone.
+        {operator
+          ? "Every account's log: each change made with a key, by a person or by the operator, every sign-in and sign-out, newest first."
+          : 'Every change made with a key or by a person, every sign-in and sign-out, newest first.'}{' '}
+        Times are in the service's time zone.
       </p>
       <form
         class="filters"
@@ -68,6 +84,12 @@ export function Audit(props: { api: Api }) {
           To
           <input type="datetime-local" step={1} {...field('to')} />
         </label>
+        {operator && (
+          <label>
+            Account Id
+            <input inputMode="numeric" autoComplete="off" {...field('AccountId')} />
+          </label>
+        )}
         <button type="submit">Filter</button>
       </form>
       <ErrorLine error={list.error} />
@@ -82,6 +104,7 @@ export function Audit(props: { api: Api }) {
             <thead>
               <tr>
                 <th scope="col">Time</th>
+                {operator && <th scope="col">Account</th>}
                 <th scope="col">Actor</th>
                 <th scope="col">Operation</th>
                 <th scope="col">Object</th>
@@ -96,6 +119,13 @@ export function Audit(props: { api: Api }) {
                   <td class="nowrap" data-label="Time">
                     <When value={a.DateCreated} />
                   </td>
+                  {operator && (
+                    <td data-label="Account" data-testid="audit-account">
+                      <a href={placeHref('operator-accounts', a.AccountId)} aria-label={`Account ${a.AccountId ?? ''}`}>
+                        {a.AccountId}
+                      </a>
+                    </td>
+                  )}
                   <td class="text" data-label="Actor">
                     {a.Actor}
                   </td>

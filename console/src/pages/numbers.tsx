@@ -6,7 +6,7 @@ import { When } from './ui.tsx';
 type AccountNumber = components['schemas']['Number'];
 
 /** Each number status in words: what it lets the account do (docs/API.md §9.2, §10.5, §11.7). */
-const STATUS_WORDS: Record<number, string> = {
+export const STATUS_WORDS: Record<number, string> = {
   0: 'Active: messages can be sent from it and keywords reserved on it.',
   1: 'Inactive: nothing is sent from it; messages from it are rejected and scheduled ones need action.',
   301: 'Temporarily blocked: the carrier has paused it; nothing is sent from it until it is unblocked.',
@@ -14,7 +14,7 @@ const STATUS_WORDS: Record<number, string> = {
 };
 
 /** A number as people read it: a short code as it is (`55155`), a long number with `+`. */
-function numberText(n: string | undefined): string {
+export function numberText(n: string | undefined): string {
   if (n === undefined) return '';
   return n.length <= 6 ? n : `+${n}`;
 }

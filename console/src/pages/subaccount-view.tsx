@@ -10,7 +10,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../clients/typescript/src/index.ts';
 import { grantsAll, roleScopes, type Scope } from '../../../src/domain/scopes.ts';
-import { errorText, type Api, type Key, type User } from '../api.ts';
+import { errorText, type Answer, type Api, type Key, type User } from '../api.ts';
 import { placeHref } from '../route.ts';
 import { ErrorLine } from './list.tsx';
 import { FieldMessage, GeneralError, submitForm, useFormErrors, type FieldHelp, type FormErrors } from './fields.tsx';
@@ -29,15 +29,45 @@ function numberText(n: string): string {
 }
 
 /** What a secret shown once is: a key's secret or an invitation link. */
-interface Once {
+export interface Once {
   title: string;
   value: string;
   warning: string;
 }
 
+/**
+ * Where the forms an account's page shares (EditSubaccount, MakeKey, InvitePerson) send their writes,
+ * and how they name the account: here a sub-account's operations (subaccountWrites); on the
+ * operator's page of an account (operator-account.tsx), the operator's.
+ */
+export interface AccountWrites {
+  /** The account as the forms' names say it: "the sub-account", "the account". */
+  noun: string;
+  update(body: Record<string, string>): Promise<Answer<Subaccount>>;
+  key(body: { Name: string; Scopes: Scope[] }): Promise<Answer<Key>>;
+  invite(body: { Email: string; Name: string; Role: Role }): Promise<Answer<User & { InviteUrl?: string }>>;
+  /** Who a key made for it is for (the hint of its form). */
+  keyHint: string;
+  /** The resources its keys are never given (ScopePicker's `omit`). */
+  omit: readonly string[];
+}
+
+/** A sub-account's writes (subaccounts/update, keys, users), by its `id`. */
+function subaccountWrites(api: Api, id: string): AccountWrites {
+  return {
+    noun: 'the sub-account',
+    update: (body) => api.call<Subaccount>('PATCH', '/v1/subaccounts/update', { query: { id }, body }),
+    key: (body) => api.call<Key>('POST', '/v1/subaccounts/keys', { query: { id }, body }),
+    invite: (body) => api.call<User & { InviteUrl?: string }>('POST', '/v1/subaccounts/users', { query: { id }, body }),
+    keyHint: "For a program of the sub-account's owner: it acts in the sub-account only, and never reaches sub-accounts.",
+    omit: ['subaccounts'],
+  };
+}
+
 export function SubaccountView(props: { api: Api; id: string; notice: NoticeState; say: (text: string | undefined) => void }) {
   const { api, id, say } = props;
   const writable = api.can('subaccounts:write');
+  const writes = subaccountWrites(api, id);
   const [sub, setSub] = useState<Subaccount | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [tick, setTick] = useState(0);
@@ -178,32 +208,9 @@ export function SubaccountView(props: { api: Api; id: string; notice: NoticeStat
                   />
                 </div>
               </section>
-              <EditSubaccount key={`${sub.Id}-${sub.DateUpdated}`} api={api} sub={sub} onSaved={changed} />
+              <EditSubaccount key={`${sub.Id}-${sub.DateUpdated}`} writes={writes} sub={sub} onSaved={changed} />
               <MoveCredits api={api} sub={sub} balance={balance} onMoved={changed} />
-              <MakeKey
-                api={api}
-                sub={sub}
-                onMade={(key) => {
-                  say(undefined);
-                  setOnce({
-                    title: `The secret of key “${key.Name}” of ${name}`,
-                    value: key.Secret ?? '',
-                    warning: 'Copy it now and give it to the program that uses it: you will not see it again.',
-                  });
-                }}
-              />
-              <InvitePerson
-                api={api}
-                sub={sub}
-                onInvited={(person) => {
-                  say(undefined);
-                  setOnce({
-                    title: `Invitation for ${person.Email} to ${name}`,
-                    value: person.InviteUrl ?? '',
-                    warning: 'Send this link to them: it lets them choose a password once, within 72 hours. It is not shown again.',
-                  });
-                }}
-              />
+              <KeyAndInvite api={api} writes={writes} name={name} say={say} show={setOnce} />
               <MoveNumbers api={api} sub={sub} say={say} />
             </>
           )}
@@ -214,8 +221,50 @@ export function SubaccountView(props: { api: Api; id: string; notice: NoticeStat
   );
 }
 
-/** Name and quotas (subaccounts/update with the fields changed only). */
-function EditSubaccount(props: { api: Api; sub: Subaccount; onSaved: (sub: Subaccount, text: string) => void }) {
+/**
+ * The key and invitation forms of an account's page (MakeKey, InvitePerson): what each makes is
+ * shown once (`show`), its last status line cleared (`say`).
+ */
+export function KeyAndInvite(props: {
+  api: Api;
+  writes: AccountWrites;
+  name: string;
+  say: (text: string | undefined) => void;
+  show: (once: Once) => void;
+}) {
+  const { name, say, show } = props;
+  return (
+    <>
+      <MakeKey
+        api={props.api}
+        writes={props.writes}
+        onMade={(key) => {
+          say(undefined);
+          show({
+            title: `The secret of key “${key.Name}” of ${name}`,
+            value: key.Secret ?? '',
+            warning: 'Copy it now and give it to the program that uses it: you will not see it again.',
+          });
+        }}
+      />
+      <InvitePerson
+        api={props.api}
+        writes={props.writes}
+        onInvited={(person) => {
+          say(undefined);
+          show({
+            title: `Invitation for ${person.Email} to ${name}`,
+            value: person.InviteUrl ?? '',
+            warning: 'Send this link to them: it lets them choose a password once, within 72 hours. It is not shown again.',
+          });
+        }}
+      />
+    </>
+  );
+}
+
+/** Name and quotas (`writes.update`, subaccounts/update here, with the fields changed only). */
+export function EditSubaccount(props: { writes: AccountWrites; sub: Subaccount; onSaved: (sub: Subaccount, text: string) => void }) {
   const { sub } = props;
   const [name, setName] = useState(sub.Name ?? '');
   const [perSecond, setPerSecond] = useState(String(sub.MaxPerSecond ?? 0));
@@ -224,7 +273,7 @@ function EditSubaccount(props: { api: Api; sub: Subaccount; onSaved: (sub: Subac
   return (
     <form
       class="compose card"
-      aria-label="Edit the sub-account"
+      aria-label={`Edit ${props.writes.noun}`}
       noValidate
       onSubmit={(e) => {
         e.preventDefault();
@@ -237,7 +286,7 @@ function EditSubaccount(props: { api: Api; sub: Subaccount; onSaved: (sub: Subac
         if (day !== String(sub.MaxPerDay ?? 0)) body.MaxPerDay = day;
         if (Object.keys(body).length === 0) return form.setGeneral('Nothing to save: no field was changed.');
         void submitForm(
-          () => props.api.call<Subaccount>('PATCH', '/v1/subaccounts/update', { query: { id: String(sub.Id) }, body }),
+          () => props.writes.update(body),
           form,
           (data) => data !== undefined && props.onSaved(data, 'Saved.'),
         );
@@ -361,24 +410,21 @@ const KEY_HELP: FieldHelp = {
   },
 };
 
-/** Makes a key of the sub-account (subaccounts/keys): a name and its scopes; the secret goes to `onMade`, shown once. */
-function MakeKey(props: { api: Api; sub: Subaccount; onMade: (key: Key) => void }) {
+/** Makes a key of the account (`writes.key`, subaccounts/keys here): a name and its scopes; the secret goes to `onMade`, shown once. */
+function MakeKey(props: { api: Api; writes: AccountWrites; onMade: (key: Key) => void }) {
+  const { noun } = props.writes;
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Scope[]>(props.api.can('*') ? ['*'] : []);
   const form = useFormErrors(['Name', 'Scopes'], KEY_HELP);
   return (
     <form
       class="compose card"
-      aria-label="Make a key of the sub-account"
+      aria-label={`Make a key of ${noun}`}
       noValidate
       onSubmit={(e) => {
         e.preventDefault();
         void submitForm(
-          () =>
-            props.api.call<Key>('POST', '/v1/subaccounts/keys', {
-              query: { id: String(props.sub.Id) },
-              body: { Name: name, Scopes: scopes },
-            }),
+          () => props.writes.key({ Name: name, Scopes: scopes }),
           form,
           (data) => {
             if (data === undefined) return;
@@ -388,8 +434,8 @@ function MakeKey(props: { api: Api; sub: Subaccount; onMade: (key: Key) => void 
         );
       }}
     >
-      <h2>Make a key of the sub-account</h2>
-      <p class="hint">For a program of the sub-account's owner: it acts in the sub-account only, and never reaches sub-accounts.</p>
+      <h2>Make a key of {noun}</h2>
+      <p class="hint">{props.writes.keyHint}</p>
       <label for="sub-key-name">Key name</label>
       <input
         id="sub-key-name"
@@ -400,7 +446,7 @@ function MakeKey(props: { api: Api; sub: Subaccount; onMade: (key: Key) => void 
         {...form.aria('Name', 'sub-key-name')}
       />
       <FieldMessage form={form} field="Name" id="sub-key-name" />
-      <ScopePicker api={props.api} prefix="sub-key" value={scopes} onChange={setScopes} omit={['subaccounts']} />
+      <ScopePicker api={props.api} prefix="sub-key" value={scopes} onChange={setScopes} omit={props.writes.omit} />
       <FieldMessage form={form} field="Scopes" id="sub-key-scopes" />
       <GeneralError form={form} />
       <button type="submit">Make key</button>
@@ -430,8 +476,8 @@ const PERSON_HELP: FieldHelp = {
   Role: { 'Role is invalid.': 'Choose a role you may give: only an owner (or a key with every scope) gives owner.' },
 };
 
-/** Invites a person to the sub-account (subaccounts/users; Role owner by default): the link goes to `onInvited`, shown once. */
-function InvitePerson(props: { api: Api; sub: Subaccount; onInvited: (person: User & { InviteUrl?: string }) => void }) {
+/** Invites a person to the account (`writes.invite`, subaccounts/users here; Role owner by default): the link goes to `onInvited`, shown once. */
+function InvitePerson(props: { api: Api; writes: AccountWrites; onInvited: (person: User & { InviteUrl?: string }) => void }) {
   const roles = assignable(props.api);
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
@@ -440,16 +486,12 @@ function InvitePerson(props: { api: Api; sub: Subaccount; onInvited: (person: Us
   return (
     <form
       class="compose card"
-      aria-label="Invite a person to the sub-account"
+      aria-label={`Invite a person to ${props.writes.noun}`}
       noValidate
       onSubmit={(e) => {
         e.preventDefault();
         void submitForm(
-          () =>
-            props.api.call<User & { InviteUrl?: string }>('POST', '/v1/subaccounts/users', {
-              query: { id: String(props.sub.Id) },
-              body: { Email: email.trim(), Name: name.trim(), Role: role },
-            }),
+          () => props.writes.invite({ Email: email.trim(), Name: name.trim(), Role: role }),
           form,
           (data) => {
             if (data === undefined) return;
@@ -460,7 +502,7 @@ function InvitePerson(props: { api: Api; sub: Subaccount; onInvited: (person: Us
         );
       }}
     >
-      <h2>Invite a person to the sub-account</h2>
+      <h2>Invite a person to {props.writes.noun}</h2>
       <label for="sub-person-email">Their email</label>
       <input
         id="sub-person-email"

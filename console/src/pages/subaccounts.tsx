@@ -23,11 +23,13 @@ import { quotaText, SUBACCOUNT_HELP, typed, useBalance, type Subaccount } from '
 
 type Usage = components['schemas']['Usage'];
 
-/** The page: the list (with the create form and the usage), or one sub-account when the URL names it. */
-export function Subaccounts(props: { api: Api }) {
+/**
+ * The status line of a page that is a list and its records (`#/<route>`, `#/<route>/<id>`): kept
+ * above both, so that `open(id, text)` shows a create's line on the new record's page; any other
+ * move between them leaves the last line behind.
+ */
+export function useCarriedNotice(route: string) {
   const place = usePlace();
-  // Kept here, above the list and the record, so that a create's line shows on the new record's
-  // page; any other move between them leaves the last line behind.
   const { notice, say } = useNotice();
   const carry = useRef(false);
   useEffect(() => {
@@ -37,8 +39,14 @@ export function Subaccounts(props: { api: Api }) {
   const open = (id: number | undefined, text: string) => {
     say(text);
     carry.current = true;
-    go(placeHref('subaccounts', id));
+    go(placeHref(route, id));
   };
+  return { place, notice, say, open };
+}
+
+/** The page: the list (with the create form and the usage), or one sub-account when the URL names it. */
+export function Subaccounts(props: { api: Api }) {
+  const { place, notice, say, open } = useCarriedNotice('subaccounts');
   if (place.id !== undefined) return <SubaccountView api={props.api} id={place.id} notice={notice} say={say} />;
   return <SubaccountList api={props.api} notice={notice} open={open} />;
 }
@@ -235,10 +243,11 @@ const USAGE_FILTERS = ['from', 'to'] as const;
  * Usage per sub-account (subaccounts/usage) over whole days in the service's time zone, by default
  * the last 7 (today and the 6 before it): its outbound messages created then, counted by their
  * status now, and the credits they cost less refunds. The days are in the URL (`from`, `to`), the
- * page in `usagePage`.
+ * page in `usagePage`. With `operator`, the operator's Usage page (docs/API.md §16.4, admin
+ * usage): every account's, under the page's own heading.
  */
-function UsageSection(props: { api: Api }) {
-  const { api } = props;
+export function UsageSection(props: { api: Api; operator?: boolean }) {
+  const { api, operator = false } = props;
   const defaults = lastDays(api.session.TimeZone, 7);
   const { applied, apply } = useUrlFilters(USAGE_FILTERS, 'usagePage');
   const from = applied.from || defaults.from.slice(0, 10);
@@ -246,19 +255,22 @@ function UsageSection(props: { api: Api }) {
   const [draft, setDraft] = useState({ from, to });
   useEffect(() => setDraft({ from, to }), [from, to]);
   const list = usePagedList<Usage>(
-    (page) =>
-      api.GET('/v1/subaccounts/usage', {
-        params: { query: { from: `${from} 00:00:00`, to: `${to} 23:59:59`, page: String(page), 'per-page': '20' } },
-      }),
+    (page) => {
+      const query = { from: `${from} 00:00:00`, to: `${to} 23:59:59`, page: String(page), 'per-page': '20' };
+      return operator ? api.admin<Usage[]>('GET', '/admin/v1/usage', { query }) : api.GET('/v1/subaccounts/usage', { params: { query } });
+    },
     [api, from, to],
     { param: 'usagePage' },
   );
+  const Heading = operator ? 'h1' : 'h2';
+  const noun = operator ? 'account' : 'sub-account';
+  const route = operator ? 'operator-accounts' : 'subaccounts';
   return (
     <section aria-labelledby="usage-title">
-      <h2 id="usage-title">Usage</h2>
+      <Heading id="usage-title">Usage</Heading>
       <p class="hint">
-        Each sub-account's outbound messages created from the first day's midnight to the last day's end (the service's time zone), counted
-        by their status now, and the credits they cost less what was refunded.
+        Each {noun}'s outbound messages created from the first day's midnight to the last day's end (the service's time zone), counted by
+        their status now, and the credits they cost less what was refunded.
       </p>
       <form
         class="filters"
@@ -282,7 +294,7 @@ function UsageSection(props: { api: Api }) {
       {list.rows === undefined ? (
         list.error === undefined && <p role="status">Loading…</p>
       ) : list.rows.length === 0 ? (
-        <p>No sub-accounts.</p>
+        <p>No {noun}s.</p>
       ) : (
         <div class="table-box">
           <table data-testid="usage">
@@ -291,7 +303,7 @@ function UsageSection(props: { api: Api }) {
             </caption>
             <thead>
               <tr>
-                <th scope="col">Sub-account</th>
+                <th scope="col">{operator ? 'Account' : 'Sub-account'}</th>
                 <th scope="col">Outbound</th>
                 <th scope="col">Delivered</th>
                 <th scope="col">Failed</th>
@@ -301,8 +313,8 @@ function UsageSection(props: { api: Api }) {
             <tbody>
               {list.rows.map((u) => (
                 <tr key={u.Id} data-testid="usage-row" data-id={u.Id}>
-                  <td class="text" data-label="Sub-account">
-                    <a href={placeHref('subaccounts', u.Id)}>{u.Name}</a>
+                  <td class="text" data-label={operator ? 'Account' : 'Sub-account'}>
+                    <a href={placeHref(route, u.Id)}>{u.Name}</a>
                   </td>
                   <td data-label="Outbound" data-testid="usage-outbound">
                     {u.Outbound}
