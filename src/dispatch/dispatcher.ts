@@ -47,6 +47,12 @@ import { createMemorySendCounter, sendWindow, type SendCounter, type SendGrants 
  *    messages: BACKLOGGED_PER_CLAIM in src/store/repositories/dispatch.ts); when more accounts
  *    have due messages than one claim serves, the next claim starts after the last account served
  *    (a cursor), so that all get their turn;
+ *    Before that claim, the PRIORITY LANE (API.md §17, src/store/claim.ts priorityMessageClaim):
+ *    the due messages of Priority 1, oldest due first, within the same account rules and grants;
+ *    the fair claim fills what is left of the batch.
+ * 2b. a claimed message whose number has a MaxPerSecond of its own (API.md §17) and whose number's
+ *    grant of the current second is used up (the same counter, key `n:{account}:{number}`) is
+ *    released unattempted, due again a second later (`notReadyDelayMs`).
  * 3. claimed messages that must not go out end at once: Rejected (recipient opted out, number no
  *    longer Active, `ACCOUNT_CLOSED` when the account was closed since the claim), Failed
  *    (`NO_ROUTE`, or `NO_MMS_ROUTE` for an MMS, when no carrier of its route takes its type;
@@ -300,6 +306,8 @@ export class Dispatcher {
   private wrapped = false;
   /** The active accounts with MaxPerSecond (id → per second), and when (clock ms) they were read: at most once a second. */
   private rateLimited: { at: number; caps: ReadonlyMap<number, number> } | undefined;
+  /** The numbers with a MaxPerSecond (API.md §17), read at most once a second of the clock. */
+  private numberCaps: { at: number; caps: ReadonlyMap<string, number> } | undefined;
 
   constructor(private readonly options: DispatcherOptions) {
     this.log = options.log ?? noLog;
@@ -450,18 +458,26 @@ export class Dispatcher {
     const now = clock.nowMs();
     const grants = await this.takeGrants(now);
     let claimed: ClaimedMessage[];
+    let fair: ClaimedMessage[];
     try {
-      claimed = await dispatch.claimDue(store.db, now, batchSize, now + leaseMs, token, {
-        cursor: this.cursor,
-        ...(grants ? { grants: grants.byAccount } : {}),
-      });
+      // The priority lane first (API.md §17), then the fair claim fills the rest of the batch.
+      const lane = await dispatch.claimPriorityDue(store.db, now, batchSize, now + leaseMs, token, grants?.byAccount);
+      const rest = batchSize - lane.length;
+      fair =
+        rest <= 0
+          ? []
+          : await dispatch.claimDue(store.db, now, rest, now + leaseMs, token, {
+              cursor: this.cursor,
+              ...(grants ? { grants: lane.length > 0 ? lessClaimed(grants.byAccount, lane) : grants.byAccount } : {}),
+            });
+      if (rest > 0) this.moveCursor(fair, rest);
+      claimed = lane.length > 0 ? [...lane, ...fair] : fair;
     } catch (err) {
       if (grants) await grants.giveBack(grants.byAccount);
       throw err;
     }
     round.claimed = claimed.length;
     this.totals.claimed += claimed.length;
-    this.moveCursor(claimed, batchSize);
     // MaxPerSecond: what the claim did not use goes back to the counter at once, for the other
     // instances in this second; what it claimed but no carrier was asked for, after the submits.
     const perAccount = grants ? countByAccount(claimed, grants.byAccount) : undefined;
@@ -469,6 +485,7 @@ export class Dispatcher {
     if (claimed.length === 0) return round;
 
     const outcomes = new Map<number, Outcome>();
+    const numbers = await this.takeNumberGrants(claimed, now);
     const blocked = await dispatch.findBlocked(
       store.db,
       claimed.map((m) => m.id),
@@ -484,6 +501,11 @@ export class Dispatcher {
       }
       if (reason) {
         outcomes.set(m.id, { kind: 'ended', statusId: LOG_STATUS.REJECTED, errorCode: reason });
+        continue;
+      }
+      // Its number's MaxPerSecond is used up this second (API.md §17): back to the queue, unattempted.
+      if (numbers?.over.has(m.id)) {
+        outcomes.set(m.id, { kind: 'release' });
         continue;
       }
       const route = this.router.route(m.mobile_phone, m.type_id === MESSAGE_TYPE_MMS ? 'mms' : 'sms');
@@ -503,6 +525,7 @@ export class Dispatcher {
       // for (rejected, held by quiet hours, released) are given back.
       await grants.giveBack(countByAccount(claimed, perAccount!, (m) => !submitted.has(m.id)));
     }
+    if (numbers) await numbers.giveBack(submitted);
     await this.record(claimed, token, outcomes, round, quiet.settings);
     return round;
   }
@@ -528,6 +551,56 @@ export class Dispatcher {
       sendWindow(now),
       due.map((account) => ({ account, want: Math.min(caps.get(account)!, batchSize), cap: caps.get(account)! })),
     );
+  }
+
+  /**
+   * MaxPerSecond of a number (API.md §17): for the claimed messages whose number has one, a grant
+   * of the current second from the same counter as the accounts' (shared through Redis), keyed
+   * `n:{account id}:{digits}`. The messages past a number's grant are `over`: released, unattempted,
+   * to be claimed again (the release's delay is a second by default). `giveBack(submitted)` returns
+   * what was granted to messages no carrier was asked for. Undefined when no claimed message's
+   * number has a MaxPerSecond (no read of the counter).
+   * @param now epoch ms.
+   */
+  private async takeNumberGrants(
+    claimed: readonly ClaimedMessage[],
+    now: number,
+  ): Promise<{ over: ReadonlySet<number>; giveBack(submitted: ReadonlySet<number>): Promise<void> } | undefined> {
+    if (!this.numberCaps || now - this.numberCaps.at >= 1000 || now < this.numberCaps.at)
+      this.numberCaps = { at: now, caps: await dispatch.findRateLimitedNumbers(this.options.store.db) };
+    const caps = this.numberCaps.caps;
+    if (caps.size === 0) return undefined;
+    const byNumber = new Map<string, ClaimedMessage[]>();
+    for (const m of claimed) {
+      const key = `${m.account_id}:${m.number}`;
+      if (!caps.has(key)) continue;
+      let list = byNumber.get(key);
+      if (!list) byNumber.set(key, (list = []));
+      list.push(m);
+    }
+    if (byNumber.size === 0) return undefined;
+    const grants = await this.sendCounter.take(
+      sendWindow(now),
+      [...byNumber].map(([key, list]) => ({ account: `n:${key}`, want: list.length, cap: caps.get(key)! })),
+    );
+    const over = new Set<number>();
+    const granted: ClaimedMessage[] = [];
+    for (const [key, list] of byNumber) {
+      const n = grants.byAccount.get(`n:${key}`) ?? 0;
+      list.forEach((m, i) => (i < n ? granted.push(m) : over.add(m.id)));
+    }
+    return {
+      over,
+      giveBack: async (submitted) => {
+        const unused = new Map<string, number>();
+        for (const m of granted) {
+          if (submitted.has(m.id)) continue;
+          const key = `n:${m.account_id}:${m.number}`;
+          unused.set(key, (unused.get(key) ?? 0) + 1);
+        }
+        await grants.giveBack(unused);
+      },
+    };
   }
 
   /**
@@ -813,6 +886,11 @@ function countByAccount(
 /** Per account, what a grant left unused: granted − claimed (never below 0). */
 function unusedGrants(grants: ReadonlyMap<number, number>, claimed: ReadonlyMap<number, number>): Map<number, number> {
   return new Map([...grants].map(([a, n]) => [a, Math.max(0, n - (claimed.get(a) ?? 0))]));
+}
+
+/** The grants left for the fair claim after the priority lane took `lane` (API.md §17). */
+function lessClaimed(grants: ReadonlyMap<number, number>, lane: readonly ClaimedMessage[]): Map<number, number> {
+  return unusedGrants(grants, countByAccount(lane, grants));
 }
 
 /** 1 s × 2^(attempt − 1), at most 5 minutes. */

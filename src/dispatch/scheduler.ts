@@ -10,6 +10,8 @@ import type { ClaimedScheduled } from '../store/repositories/scheduled.ts';
 import type { Prices } from '../domain/segments.ts';
 import { personalise, storeLinks, type PersonaliseDeps } from '../domain/personalise.ts';
 import { DAILY_LIMIT, releaseDailyRoom, takeDailyRoom, type QuotaTime } from '../domain/quotas.ts';
+import { NUMBER_LIMIT, senderFor, storedSender } from '../domain/sender-pool.ts';
+import { ValidationFailedError } from '../domain/errors.ts';
 import { nextOccurrence, parseRRule, type Occurrence } from '../domain/recurrence.ts';
 import { DIRECTION_OUTBOUND, LOG_STATUS, MESSAGE_TYPE_MMS } from '../records/statuses.ts';
 import type { Clock } from '../lib/time.ts';
@@ -116,6 +118,7 @@ const noLog = { info() {}, warn() {}, error() {} };
 
 /** ErrorCode of an occurrence whose personalised text costs more than the balance can pay (API.md §9.11). */
 const NO_CREDITS = 'NO_CREDITS';
+const NUMBER_INACTIVE = 'NUMBER_INACTIVE';
 const emptyRound = (): ScheduleRound => ({ claimed: 0, approved: 0, actionRequired: 0, waiting: 0, skipped: 0, sent: 0, lost: 0 });
 
 /** The occurrence after the one a recurring row stands for that is after `nowSeconds`; undefined for the last (or a single message). */
@@ -333,6 +336,28 @@ export class Scheduler {
   }
 
   /**
+   * The number an occurrence goes from (API.md §17), counted: its stored number when it has room
+   * for this recipient, or (none stored) the sender pool's choice, or the first Active number when
+   * the account no longer uses a pool. `NUMBER_LIMIT` when that number (or every number) is full
+   * for this recipient, `NUMBER_INACTIVE` when it is no longer Active (or none is).
+   */
+  private async numberFor(
+    tx: Db,
+    accountId: number,
+    m: ClaimedScheduled,
+    at: QuotaTime,
+  ): Promise<{ number: string } | { errorCode: typeof NUMBER_LIMIT | typeof NUMBER_INACTIVE }> {
+    const sender = await storedSender(tx, accountId, m.number);
+    if (sender === undefined) return { errorCode: NUMBER_INACTIVE };
+    try {
+      return { number: await senderFor(tx, accountId, m.mobile_phone, sender, at) };
+    } catch (err) {
+      if (err instanceof ValidationFailedError) return { errorCode: NUMBER_LIMIT };
+      throw err;
+    }
+  }
+
+  /**
    * Queues one taken occurrence (see the class comment): counted against MaxPerDay, the text
    * personalised now, its links stored, the reservation settled; Rejected `DAILY_LIMIT` when the
    * account has reached its MaxPerDay today, `NO_CREDITS` when the balance cannot pay the rest.
@@ -347,14 +372,21 @@ export class Scheduler {
   ): Promise<void> {
     const p = await personalise(tx, deps, accountId, m.mobile_phone, m.message, m.type_id, m.shorten_links === 1);
     const reserved = m.reserved_credits;
-    let errorCode: typeof DAILY_LIMIT | typeof NO_CREDITS | undefined;
+    let errorCode: typeof DAILY_LIMIT | typeof NUMBER_LIMIT | typeof NUMBER_INACTIVE | typeof NO_CREDITS | undefined;
     const reference = `scheduled:${m.id}`;
     // MaxPerDay (API.md §16), on the day it is queued: the caller holds the balance row (lockCredits),
     // the lock order of src/store/repositories/quotas.ts.
     const at: QuotaTime = { nowSeconds, timeZone: this.options.timeZone ?? 'UTC' };
+    let sender: { number: string } | { errorCode: typeof NUMBER_LIMIT | typeof NUMBER_INACTIVE } = { number: m.number };
     if (!(await takeDailyRoom(tx, accountId, 1, at)).ok) {
       await refundCredits(tx, accountId, reserved, nowSeconds, reference);
       errorCode = DAILY_LIMIT;
+    } else if ('errorCode' in (sender = await this.numberFor(tx, accountId, m, at))) {
+      // Its number (or every number of the pool) is full, or none is Active (API.md §17): not
+      // queued, not counted.
+      await refundCredits(tx, accountId, reserved, nowSeconds, reference);
+      await releaseDailyRoom(tx, accountId, 1, at);
+      errorCode = sender.errorCode;
     } else if (p.credits < reserved) await refundCredits(tx, accountId, reserved - p.credits, nowSeconds, reference);
     else if (p.credits > reserved && !(await debitCredits(tx, accountId, p.credits - reserved, nowSeconds, reference))) {
       await refundCredits(tx, accountId, reserved, nowSeconds, reference);
@@ -367,7 +399,7 @@ export class Scheduler {
       accountId,
       {
         direction: DIRECTION_OUTBOUND,
-        number: m.number,
+        number: 'number' in sender ? sender.number : m.number,
         mobilePhone: m.mobile_phone,
         message: p.message,
         typeId: m.type_id,
@@ -379,6 +411,7 @@ export class Scheduler {
         optOutExempt: 0,
         dueAt: rejected ? null : nowMs,
         mmsTemplateId: m.type_id === MESSAGE_TYPE_MMS ? m.mms_template_id : null,
+        priority: Number(m.priority),
       },
       nowSeconds,
     );

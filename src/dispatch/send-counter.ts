@@ -34,24 +34,30 @@ export interface SendCounter {
    * Takes room in `window` (⌊epoch ms / 1000⌋) for each request: at most `want`, and no more than
    * `cap` minus what was taken in the window so far. Resolves to the grants (0: none left).
    */
-  take(window: number, requests: readonly SendRequest[]): Promise<SendGrants>;
+  take<K extends SendKey>(window: number, requests: readonly SendRequest<K>[]): Promise<SendGrants<K>>;
   /** 'memory' (this process) or 'redis' (shared by every instance). */
   readonly kind: 'memory' | 'redis';
   close(): Promise<void>;
 }
 
 /** What one `take` granted, and the way to give back what was not used. */
-export interface SendGrants {
+export interface SendGrants<K extends SendKey = number> {
   readonly window: number;
   /** Messages granted by account (every account asked for, 0 included). */
-  readonly byAccount: ReadonlyMap<number, number>;
+  readonly byAccount: ReadonlyMap<K, number>;
   /** Gives back unused room to where it was taken from (nothing once the window has ended). Never throws. */
-  giveBack(unused: ReadonlyMap<number, number>): Promise<void>;
+  giveBack(unused: ReadonlyMap<K, number>): Promise<void>;
 }
 
-/** One account's request to a SendCounter: `want` messages now, its MaxPerSecond `cap`. */
-export interface SendRequest {
-  account: number;
+/**
+ * What a count is kept for: an account (its id), or one account number (`n:{account id}:{digits}`,
+ * docs/API.md §17's per-number MaxPerSecond).
+ */
+export type SendKey = number | string;
+
+/** One account's (or number's) request to a SendCounter: `want` messages now, its MaxPerSecond `cap`. */
+export interface SendRequest<K extends SendKey = number> {
+  account: K;
   want: number;
   cap: number;
 }
@@ -64,10 +70,10 @@ export function sendWindow(nowMs: number): number {
 /** The counter of this process only (see SendCounter: the cap then holds per process). */
 export function createMemorySendCounter(): SendCounter {
   let current = -1;
-  let used = new Map<number, number>();
+  let used = new Map<SendKey, number>();
   return {
     kind: 'memory',
-    take(window, requests) {
+    take<K extends SendKey>(window: number, requests: readonly SendRequest<K>[]): Promise<SendGrants<K>> {
       // Only the current window is kept: another one (the next second, or an earlier one after the
       // clock was set back) starts empty.
       if (window !== current) {
@@ -75,7 +81,7 @@ export function createMemorySendCounter(): SendCounter {
         used = new Map();
       }
       const counts = used;
-      const byAccount = new Map<number, number>();
+      const byAccount = new Map<K, number>();
       for (const r of requests) {
         const taken = counts.get(r.account) ?? 0;
         const grant = Math.max(0, Math.min(r.want, r.cap - taken));

@@ -12,7 +12,8 @@ import type { ErrorCodeRow } from '../records/error-codes.ts';
  *   src/store/repositories/dispatch.ts; a keyword's autoreply, src/domain/inbound.ts), `NO_CREDITS`
  *   (an autoreply, a scheduled occurrence: src/domain/inbound.ts, src/dispatch/scheduler.ts),
  *   `DAILY_LIMIT` (a scheduled occurrence past the account's MaxPerDay: src/dispatch/scheduler.ts,
- *   src/domain/quotas.ts): Rejected, never handed to a carrier;
+ *   src/domain/quotas.ts), `NUMBER_LIMIT` (a scheduled occurrence whose number, or whole sender
+ *   pool, is full: src/domain/sender-pool.ts): Rejected, never handed to a carrier;
  * - `NO_ROUTE`, `NO_MMS_ROUTE`, `RETRIES_EXHAUSTED`, `SUBMIT_ERROR` (src/dispatch/dispatcher.ts,
  *   src/carriers/config.ts);
  * - the carriers' submit outcomes: SMPP (src/dispatch/smpp.ts, the command status names of
@@ -133,6 +134,11 @@ const EXACT: readonly ErrorCodeEntry[] = [
     'DAILY_LIMIT',
     1,
     'Not sent: a scheduled message came due when its account had already queued its MaxPerDay messages that day (its reserved credits were refunded).',
+  ),
+  entry(
+    'NUMBER_LIMIT',
+    1,
+    'Not sent: a scheduled message came due when its number (or, with a sender pool, every number) had reached its MaxPerDay, or its MaxRecipientsPerMonth for a new recipient (its reserved credits were refunded).',
   ),
   // The dispatcher (docs/API.md §11.2, §14.1).
   entry('NO_ROUTE', 1, 'No configured carrier can take it: no rule of MSGSVC_ROUTES matches its recipient.'),

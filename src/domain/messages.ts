@@ -5,9 +5,10 @@ import * as contacts from '../store/repositories/contacts.ts';
 import * as credits from '../store/repositories/credits.ts';
 import * as groups from '../store/repositories/groups.ts';
 import * as log from '../store/repositories/message-log.ts';
+import * as poolRepo from '../store/repositories/sender-pool.ts';
+import * as pool from './sender-pool.ts';
 import type { MessageFilter } from '../store/repositories/message-log.ts';
 import type { BatchRow, MessageRow } from '../records/messages.ts';
-import * as numbers from '../store/repositories/numbers.ts';
 import * as accounts from '../store/repositories/accounts.ts';
 import * as quotas from './quotas.ts';
 import { ValidationFailedError, type FieldError } from './errors.ts';
@@ -104,7 +105,17 @@ export interface MessagingDeps {
 }
 
 /** API.md §10.6 field order of send and send-group: errors are listed in this order (API.md §4.4). */
-const FIELD_ORDER = ['Message', 'MobilePhone', 'PhoneNumberId', 'GroupId', 'Number', 'Type_Id', 'MmsTemplateId', 'ShortenLinks'];
+const FIELD_ORDER = [
+  'Message',
+  'MobilePhone',
+  'PhoneNumberId',
+  'GroupId',
+  'Number',
+  'Type_Id',
+  'MmsTemplateId',
+  'ShortenLinks',
+  'Priority',
+];
 const FIELD_RANK = new Map(FIELD_ORDER.map((f, i) => [f, i]));
 function inFieldOrder(errors: FieldError[]): FieldError[] {
   const first = new Map<string, FieldError>();
@@ -119,6 +130,7 @@ const COMMON_RULES = defineRules([
   { field: 'GroupId', rule: 'integer' },
   { field: 'Number', rule: 'integer' },
   { field: 'Type_Id', rule: 'in', values: [1, 2] },
+  { field: 'Priority', rule: 'in', values: [0, 1] },
 ]);
 const TEMPLATE_RULES = defineRules([{ field: 'MmsTemplateId', rule: 'integer' }]);
 
@@ -141,7 +153,12 @@ interface Draft {
  */
 function readDraft(input: Input, deps: Pick<MessagingDeps, 'region' | 'linkDomain'>, recipient: 'one' | 'group'): Draft {
   const region = deps.region;
-  const fields: Record<string, unknown> = { Message: input.Message, Number: input.Number, Type_Id: input.Type_Id };
+  const fields: Record<string, unknown> = {
+    Message: input.Message,
+    Number: input.Number,
+    Type_Id: input.Type_Id,
+    Priority: input.Priority,
+  };
   if (recipient === 'group') fields.GroupId = input.GroupId;
   else if (!isBlank(input.MobilePhone)) fields.MobilePhone = input.MobilePhone;
   else fields.PhoneNumberId = input.PhoneNumberId;
@@ -191,10 +208,22 @@ async function templateErrors(store: Store, accountId: number, draft: Draft): Pr
  * @returns its digits, or undefined when there is none (`Number is invalid.`).
  */
 export async function resolveNumber(store: Store, accountId: number, n: number | undefined): Promise<string | undefined> {
-  if (n === undefined) return (await log.firstActiveNumber(store.db, accountId))?.number;
+  return (await resolveSender(store, accountId, n))?.number;
+}
+
+/**
+ * As `resolveNumber`, with what the queueing transaction needs of the sender pool (docs/API.md
+ * §17) read in the same query: for no `Number`, whether the account's SenderSelection is `pool`
+ * (then the pool chooses when the message is queued); and whether the number has limits.
+ */
+export async function resolveSender(store: Store, accountId: number, n: number | undefined): Promise<pool.Sender | undefined> {
+  if (n === undefined) {
+    const first = await log.firstActiveNumber(store.db, accountId);
+    return first && pool.senderOf(first, first.sender_selection === 'pool');
+  }
   if (n < 0 || !Number.isSafeInteger(n)) return undefined;
-  const row = await numbers.findNumber(store.db, accountId, String(n));
-  return row && row.status_id === NUMBER_STATUS_ACTIVE ? row.number : undefined;
+  const row = await poolRepo.sendingNumber(store.db, accountId, String(n));
+  return row && row.status_id === NUMBER_STATUS_ACTIVE ? pool.senderOf(row, false) : undefined;
 }
 
 /** `Not enough credits: {cost} needed, {available} available.` (API.md §10.6), numbers with thousands commas. */
@@ -212,8 +241,8 @@ interface CheckedSend {
   draft: Draft;
   /** The recipient's digits (E.164 without +). */
   recipient: string;
-  /** The account number's digits. */
-  number: string;
+  /** The account number (or the pool) it goes from: decided in the queueing transaction. */
+  sender: pool.Sender;
 }
 
 /**
@@ -238,14 +267,14 @@ async function checkSend(deps: MessagingDeps, accountId: number, input: Input): 
     else if (contact.opted_out === 1) errors.push(optedOut('PhoneNumberId'));
     else recipient = contact.number;
   }
-  let number: string | undefined;
+  let sender: pool.Sender | undefined;
   if (!failed.has('Number')) {
-    number = await resolveNumber(store, accountId, v.Number);
-    if (number === undefined) errors.push({ field: 'Number', message: messages.invalid('Number') });
+    sender = await resolveSender(store, accountId, v.Number);
+    if (sender === undefined) errors.push({ field: 'Number', message: messages.invalid('Number') });
   }
   errors.push(...(await templateErrors(store, accountId, draft)));
   if (errors.length > 0) throw new ValidationFailedError(inFieldOrder(errors));
-  return { draft, recipient: recipient!, number: number! };
+  return { draft, recipient: recipient!, sender: sender! };
 }
 
 /**
@@ -266,7 +295,7 @@ async function checkSend(deps: MessagingDeps, accountId: number, input: Input): 
  */
 export async function sendMessage(deps: MessagingDeps, accountId: number, input: Input): Promise<MessageRow> {
   const { store, clock } = deps;
-  const { draft, recipient, number } = await checkSend(deps, accountId, input);
+  const { draft, recipient, sender } = await checkSend(deps, accountId, input);
   const sent = await personalise(store.db, personaliseDeps(deps), accountId, recipient, draft.message, draft.typeId, draft.shortenLinks);
   const now = clock.nowSeconds();
   return inTransaction(
@@ -276,8 +305,11 @@ export async function sendMessage(deps: MessagingDeps, accountId: number, input:
       const balance = await credits.takeCredits(tx, accountId, sent.credits, now);
       // MaxPerDay (API.md §16): counted after the balance row (the lock order of quotas.ts), and
       // refused before the credits. A refusal throws: the debit and the count roll back.
-      const room = await quotas.takeDailyRoom(tx, accountId, 1, quotaTime(deps, now));
+      const at = quotaTime(deps, now);
+      const room = await quotas.takeDailyRoom(tx, accountId, 1, at);
       if (!room.ok) throw quotas.dailyLimitError(room.limit);
+      // The sender pool and the number's limits (API.md §17), counted under the same lock.
+      const number = await pool.senderFor(tx, accountId, recipient, sender, at);
       if (balance === undefined) {
         const available = await accounts.getCredits(tx, accountId);
         throw new ValidationFailedError([{ field: 'Message', message: notEnoughCreditsMessage(sent.credits, available) }]);
@@ -299,6 +331,7 @@ export async function sendMessage(deps: MessagingDeps, accountId: number, input:
           optOutExempt: 0,
           dueAt: clock.nowMs(),
           mmsTemplateId: draft.typeId === MESSAGE_TYPE_MMS ? (draft.templateId ?? null) : null,
+          priority: draft.values.Priority ?? 0,
         },
         now,
       );
@@ -341,13 +374,15 @@ export interface MessagePreview {
  */
 export async function previewMessage(deps: MessagingDeps, accountId: number, input: Input): Promise<MessagePreview> {
   const { store } = deps;
-  const { draft, recipient } = await checkSend(deps, accountId, input);
+  const { draft, recipient, sender } = await checkSend(deps, accountId, input);
   let text = draft.message;
   if (draft.typeId === MESSAGE_TYPE_MMS && draft.templateId !== undefined) {
     text = (await media.findTemplate(store.db, accountId, draft.templateId))?.message ?? '';
   }
   const p: Personalised = await personalise(store.db, personaliseDeps(deps), accountId, recipient, text, draft.typeId, draft.shortenLinks);
-  await quotas.assertDailyRoom(store.db, accountId, 1, quotaTime(deps, deps.clock.nowSeconds()));
+  const at = quotaTime(deps, deps.clock.nowSeconds());
+  await quotas.assertDailyRoom(store.db, accountId, 1, at);
+  await pool.senderFor(store.db, accountId, recipient, sender, at, false);
   const available = await accounts.getCredits(store.db, accountId);
   if (available < p.credits) {
     throw new ValidationFailedError([{ field: 'Message', message: notEnoughCreditsMessage(p.credits, available) }]);
@@ -382,10 +417,10 @@ export async function sendGroupMessage(deps: MessagingDeps, accountId: number, i
     if (id !== null && (await groups.groupExists(store.db, accountId, id))) groupId = id;
     else errors.push({ field: 'GroupId', message: messages.invalid('GroupId') });
   }
-  let number: string | undefined;
+  let sender: pool.Sender | undefined;
   if (!failed.has('Number')) {
-    number = await resolveNumber(store, accountId, draft.values.Number);
-    if (number === undefined) errors.push({ field: 'Number', message: messages.invalid('Number') });
+    sender = await resolveSender(store, accountId, draft.values.Number);
+    if (sender === undefined) errors.push({ field: 'Number', message: messages.invalid('Number') });
   }
   errors.push(...(await templateErrors(store, accountId, draft)));
   if (errors.length > 0) throw new ValidationFailedError(inFieldOrder(errors));
@@ -393,17 +428,21 @@ export async function sendGroupMessage(deps: MessagingDeps, accountId: number, i
   const template = parseMerge(draft.message);
   const now = clock.nowSeconds();
   const mmsTemplateId = draft.typeId === MESSAGE_TYPE_MMS ? (draft.templateId ?? null) : null;
-  const batch = { groupId: groupId!, number: number!, message: draft.message, typeId: draft.typeId };
-  if (template.hasFields || draft.shortenLinks) {
+  const priority = draft.values.Priority ?? 0;
+  const number = sender!.number;
+  const batch = { groupId: groupId!, number, message: draft.message, typeId: draft.typeId };
+  // A pool, or a number with limits (API.md §17), decides per recipient: the members are read.
+  if (template.hasFields || draft.shortenLinks || sender!.pool || sender!.limited) {
     return inTransaction(
       store,
       async (tx) => {
         const batchId = await log.insertBatch(tx, accountId, batch, now);
         const queued = await queuePersonalised(deps, tx, accountId, groupId!, template, draft, {
-          number: number!,
+          sender: sender!,
           batchId,
           dueAt: clock.nowMs(),
           mmsTemplateId,
+          priority,
           now,
         });
         const members = await log.countGroupMembers(tx, accountId, groupId!);
@@ -411,6 +450,7 @@ export async function sendGroupMessage(deps: MessagingDeps, accountId: number, i
           recipients: queued.recipients,
           skipped: members - queued.recipients,
           credits: queued.credits,
+          number: queued.number,
         });
       },
       { immediate: true },
@@ -433,13 +473,14 @@ export async function sendGroupMessage(deps: MessagingDeps, accountId: number, i
         groupId!,
         batchId,
         {
-          number: number!,
+          number,
           message: template.plain,
           typeId: draft.typeId,
           segments: cost.segments,
           credits: cost.credits,
           dueAt: clock.nowMs(),
           mmsTemplateId,
+          priority,
         },
         now,
       );
@@ -475,8 +516,8 @@ async function queuePersonalised(
   groupId: number,
   template: ReturnType<typeof parseMerge>,
   draft: Draft,
-  shared: { number: string; batchId: number; dueAt: number; mmsTemplateId: number | null; now: number },
-): Promise<{ recipients: number; credits: number }> {
+  shared: { sender: pool.Sender; batchId: number; dueAt: number; mmsTemplateId: number | null; priority: number; now: number },
+): Promise<{ recipients: number; credits: number; number: string }> {
   const members = await personal.groupMergeContacts(tx, accountId, groupId);
   const entries = template.customKeys.length > 0 ? await personal.groupEntries(tx, accountId, groupId, template.customKeys) : undefined;
   const pdeps = personaliseDeps(deps);
@@ -493,8 +534,18 @@ async function queuePersonalised(
   }
   const paid = await credits.debitCredits(tx, accountId, total, shared.now, `batch:${shared.batchId}`);
   // MaxPerDay (API.md §16), all or nothing: see sendMessage.
-  const room = await quotas.takeDailyRoom(tx, accountId, members.length, quotaTime(deps, shared.now));
+  const at = quotaTime(deps, shared.now);
+  const room = await quotas.takeDailyRoom(tx, accountId, members.length, at);
   if (!room.ok) throw quotas.dailyLimitError(room.limit);
+  // The sender pool and the number's limits (API.md §17), all or nothing, counted under the same lock.
+  const numbers = await pool.sendersFor(
+    tx,
+    accountId,
+    rows.map((r) => r.mobilePhone),
+    shared.sender,
+    at,
+  );
+  if (shared.sender.pool) for (let i = 0; i < rows.length; i++) rows[i]!.number = numbers[i]!;
   if (!paid) {
     const available = await accounts.getCredits(tx, accountId);
     throw new ValidationFailedError([{ field: 'Message', message: notEnoughCreditsMessage(total, available) }]);
@@ -502,7 +553,14 @@ async function queuePersonalised(
   const ids = await log.insertMessages(
     tx,
     accountId,
-    { number: shared.number, typeId: draft.typeId, batchId: shared.batchId, dueAt: shared.dueAt, mmsTemplateId: shared.mmsTemplateId },
+    {
+      number: shared.sender.number,
+      typeId: draft.typeId,
+      batchId: shared.batchId,
+      dueAt: shared.dueAt,
+      mmsTemplateId: shared.mmsTemplateId,
+      priority: shared.priority,
+    },
     rows,
     shared.now,
   );
@@ -513,7 +571,10 @@ async function queuePersonalised(
     });
     await storeLinkRows(tx, accountId, linkRows, shared.now);
   }
-  return { recipients: members.length, credits: total };
+  // The Batch's Number: the one its messages go from, or "" when a pool spread them over several.
+  const used = new Set(numbers);
+  const number = used.size <= 1 ? (numbers[0] ?? shared.sender.number) : '';
+  return { recipients: members.length, credits: total, number };
 }
 
 /**

@@ -88,3 +88,20 @@ export function normalisePhone(raw: string, region: CountryCode): NormalisedPhon
   if (!parsed || !parsed.isPossible()) return null;
   return { e164: parsed.number, digits: parsed.number.slice(1) };
 }
+
+/** Every country calling code (`1`, `44`, `358`…): a prefix-free set, 1 to 3 digits long. */
+const CALLING_CODES = new Set(Object.keys(metadata.country_calling_codes));
+
+/**
+ * The country calling code an E.164 number (its digits, without `+`) starts with, or undefined
+ * (a short code, or digits no code starts). Calling codes are prefix-free, so at most one of the
+ * first one, two or three digits is one (docs/API.md §17, "local").
+ */
+export function callingCodeOf(digits: string): string | undefined {
+  if (digits.length < 7) return undefined; // no E.164 number is this short (Niue's are 7 digits): a short code
+  for (let n = 1; n <= 3; n++) {
+    const code = digits.slice(0, n);
+    if (CALLING_CODES.has(code)) return code;
+  }
+  return undefined;
+}

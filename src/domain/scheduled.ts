@@ -7,7 +7,7 @@ import type { ScheduledFields, ScheduledStateRow } from '../store/repositories/s
 import type { Db } from '../store/types.ts';
 import { NotFoundError, ValidationFailedError, type FieldError } from './errors.ts';
 import { loadOr404 } from './find.ts';
-import { resolveNumber, type MessagingDeps } from './messages.ts';
+import { resolveSender, type MessagingDeps } from './messages.ts';
 import { parseScheduleDateTime } from './schedule-time.ts';
 import { MESSAGE_TYPE_MMS } from '../records/statuses.ts';
 import { ownsTemplate } from './mms-templates.ts';
@@ -108,6 +108,7 @@ export const SCHEDULE_FIELDS = [
   'Number',
   'RRule',
   'ShortenLinks',
+  'Priority',
 ] as const;
 const FIELD_RANK = new Map<string, number>(SCHEDULE_FIELDS.map((f, i) => [f, i]));
 
@@ -124,6 +125,7 @@ const RULES = defineRules([
   { field: 'MmsTemplateId', rule: 'integer' },
   { field: 'Subject', rule: 'string', max: 255 },
   { field: 'Number', rule: 'integer' },
+  { field: 'Priority', rule: 'in', values: [0, 1] },
 ]);
 
 /** Days ahead a DateTime may be (API.md §10.6: at most 366 days). */
@@ -163,6 +165,8 @@ interface Change {
   /** The RRule as sent and read (`rule` null: `""`, none). */
   rrule?: { text: string; rule: RecurrenceRule | null };
   shortenLinks?: boolean;
+  /** API.md §17 Priority as sent (0 or 1). */
+  priority?: number;
 }
 
 /** `R Rule is invalid.` (Yii2's label of `RRule`, API.md §10.6). */
@@ -175,7 +179,8 @@ const rruleInvalid = (): FieldError => ({ field: 'RRule', message: `${RRULE_LABE
 function readChange(input: Input, deps: ScheduleInputDeps, mode: 'create' | 'update'): { errors: FieldError[]; change: Change } {
   const present = (field: string) => mode === 'create' || Object.hasOwn(input, field);
   const fields: Record<string, unknown> = {};
-  for (const f of ['MobilePhone', 'Message', 'Type_Id', 'MmsTemplateId', 'Subject', 'Number']) if (present(f)) fields[f] = input[f];
+  for (const f of ['MobilePhone', 'Message', 'Type_Id', 'MmsTemplateId', 'Subject', 'Number', 'Priority'])
+    if (present(f)) fields[f] = input[f];
   const checked = validate(fields, RULES, { region: deps.region });
   const errors: FieldError[] = [];
   const change: Change = {};
@@ -195,6 +200,7 @@ function readChange(input: Input, deps: ScheduleInputDeps, mode: 'create' | 'upd
   if (v.Type_Id !== undefined) change.typeId = v.Type_Id;
   if (present('Subject') && !checked.failed('Subject')) change.subject = v.Subject ?? '';
   if (present('Number') && !checked.failed('Number')) change.number = v.Number ?? 'default';
+  if (v.Priority !== undefined) change.priority = v.Priority;
   if (present('MmsTemplateId') && !isEmpty(input.MmsTemplateId)) change.mmsTemplateSent = true;
   // MmsTemplateId's own rules count only for an MMS (send ignores it for an SMS): kept aside.
   const templateError = checked.errors.find((e) => e.field === 'MmsTemplateId');
@@ -287,10 +293,11 @@ async function numberOf(
   change: Change,
   stored: string,
 ): Promise<{ number: string } | { error: FieldError }> {
-  let number: string | undefined;
-  if (change.number === undefined && stored !== '') number = stored;
-  else number = await resolveNumber(store, accountId, typeof change.number === 'number' ? change.number : undefined);
-  return number === undefined ? { error: { field: 'Number', message: messages.invalid('Number') } } : { number };
+  if (change.number === undefined && stored !== '') return { number: stored };
+  const sender = await resolveSender(store, accountId, typeof change.number === 'number' ? change.number : undefined);
+  if (sender === undefined) return { error: { field: 'Number', message: messages.invalid('Number') } };
+  // SenderSelection `pool` and no Number (API.md §17): '' stored, the pool chooses when it is queued.
+  return { number: sender.pool ? '' : sender.number };
 }
 
 /**
@@ -360,6 +367,7 @@ async function checkSchedule(deps: ScheduleInputDeps, store: Store, accountId: n
     number: number!,
     ...recurrence,
     shortenLinks: change.shortenLinks ?? false,
+    priority: change.priority ?? 0,
   };
 }
 
@@ -433,6 +441,7 @@ export async function updateScheduled(deps: ScheduleDeps, accountId: number, id:
         number,
         ...recurrence,
         shortenLinks: change.shortenLinks ?? row.shorten_links === 1,
+        priority: change.priority ?? Number(row.priority),
       };
       const updated = await scheduled.rewriteScheduled(tx, accountId, row.id, fields, deps.clock.nowMs());
       // Sent or cancelled between the read and the write (PostgreSQL): it is gone.

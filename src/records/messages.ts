@@ -111,18 +111,24 @@ export const SendBodySchema = Type.Object({
   Message: Type.Optional(Type.String({ minLength: 1, maxLength: 1600, description: 'required for an SMS' })),
   MobilePhone: Type.Optional(Type.String({ description: 'recipient phone number in any common format (or PhoneNumberId)' })),
   PhoneNumberId: Type.Optional(IntOrString('recipient: a contact of the account (or MobilePhone)')),
-  Number: Type.Optional(IntOrString('an Active number of the account; default: its first Active number')),
+  Number: Type.Optional(
+    IntOrString("an Active number of the account; default: its first Active number, or with SenderSelection pool the pool's choice"),
+  ),
   Type_Id: Type.Optional(IntOrString('1 SMS (default) or 2 MMS')),
   MmsTemplateId: Type.Optional(IntOrString('a template of the account, required for an MMS')),
   ShortenLinks: Type.Optional(IntOrString('1: replace each http(s) URL by a tracked link (MSGSVC_LINK_DOMAIN); 0 (default): no')),
+  Priority: Type.Optional(IntOrString('1: to the carrier before every Queued message of Priority 0; 0 (default)')),
 });
 
 /** Body fields of sms/send-group. */
 export const SendGroupBodySchema = Type.Object({
   GroupId: IntOrString('a group of the account; every member who has not opted out gets one message'),
   Message: Type.Optional(Type.String({ minLength: 1, maxLength: 1600, description: 'required for an SMS' })),
-  Number: Type.Optional(IntOrString('an Active number of the account; default: its first Active number')),
+  Number: Type.Optional(
+    IntOrString("an Active number of the account; default: its first Active number, or with SenderSelection pool the pool's choice"),
+  ),
   Type_Id: Type.Optional(IntOrString('1 SMS (default) or 2 MMS')),
   MmsTemplateId: Type.Optional(IntOrString('a template of the account, required for an MMS')),
   ShortenLinks: Type.Optional(IntOrString('1: replace each http(s) URL by a tracked link (MSGSVC_LINK_DOMAIN); 0 (default): no')),
+  Priority: Type.Optional(IntOrString('1: to the carrier before every Queued message of Priority 0; 0 (default)')),
 });

@@ -91,7 +91,11 @@ export const ScheduleBodySchema = Type.Object({
   Type_Id: Type.Optional(IntOrString('1 SMS (default) or 2 MMS')),
   MmsTemplateId: Type.Optional(IntOrString('a template of the account, required for an MMS')),
   Subject: Type.Optional(Type.String({ maxLength: 255, description: 'at most 255 characters' })),
-  Number: Type.Optional(IntOrString('an Active number of the account; default: its first Active number')),
+  Number: Type.Optional(
+    IntOrString(
+      "an Active number of the account; default: its first Active number, or with SenderSelection pool the pool's choice when each message is queued",
+    ),
+  ),
   RRule: Type.Optional(
     Type.String({
       maxLength: 255,
@@ -100,4 +104,5 @@ export const ScheduleBodySchema = Type.Object({
     }),
   ),
   ShortenLinks: Type.Optional(IntOrString('1: shorten the links of the text at each send (needs MSGSVC_LINK_DOMAIN); default 0')),
+  Priority: Type.Optional(IntOrString('1: its messages go to the carrier before every Queued message of Priority 0; 0 (default)')),
 });

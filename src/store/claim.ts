@@ -220,3 +220,50 @@ export function fairMessageClaim<R>(columns: readonly string[]) {
   return (db: Db, p: FairClaimParams): Promise<R[]> =>
     query.all(db, p.now, p.limit, p.leaseUntil, p.token, p.cursor, p.perAccount, p.grantsJson) as Promise<R[]>;
 }
+
+/**
+ * The priority lane of the dispatcher (API.md §17 `Priority`): before the account-fair claim of a
+ * round, up to `limit` due messages of Priority 1, oldest due first, from `active` accounts, an
+ * account with MaxPerSecond no more than its grant in `grantsJson` (as fairMessageClaim). The lease
+ * of leaseClaim, in ONE autocommit statement per store (`FOR UPDATE SKIP LOCKED` on PostgreSQL).
+ * It reads the partial index `messages_priority_due_ix` (migration 025), which holds only the
+ * Priority 1 messages not yet ended: while no one uses the lane the statement is one probe of an
+ * empty index, and a Priority 1 message never waits behind the Priority 0 backlog of any account.
+ * @returns `claim(db, params)`: the claimed rows (`cursor` and `perAccount` are not used).
+ */
+export function priorityMessageClaim<R>(columns: readonly string[]) {
+  const query = prepareQuery((db, now: number, limit: number, leaseUntil: number, token: string, grantsJson: string) => ({
+    compile: () => {
+      if (isPostgres(db)) {
+        const grant = sql`coalesce(cast(cast(${grantsJson} as jsonb) ->> cast(ac.id as text) as integer), 0)`;
+        return sql`with cand as materialized (
+            select m.id, m.account_id, m.due_at from messages m
+            where m.priority = 1 and m.due_at <= cast(${now} as bigint)
+              and exists (select 1 from accounts ac where ac.id = m.account_id and ac.status = 'active' and (ac.max_per_second = 0 or ${grant} > 0))
+            order by m.due_at, m.id limit cast(${limit} as integer) for update of m skip locked
+          ),
+          chosen as (
+            select c.id from (select id, account_id, row_number() over (partition by account_id order by due_at, id) as rn from cand) c
+            join accounts ac on ac.id = c.account_id
+            where ac.max_per_second = 0 or c.rn <= ${grant}
+          )
+          update messages t set due_at = ${leaseUntil}, lease_token = ${token}, attempts = t.attempts + 1
+          from chosen where t.id = chosen.id
+          returning ${sql.raw(columns.map((c) => `t.${c}`).join(', '))}`.compile(db);
+      }
+      const grant = sql`coalesce(json_extract(${grantsJson}, '$."' || ac.id || '"'), 0)`;
+      return sql`update messages set due_at = ${leaseUntil}, lease_token = ${token}, attempts = attempts + 1
+          where id in (
+            select id from (
+              select m.id, ac.max_per_second as mps, ${grant} as g,
+                row_number() over (partition by m.account_id order by m.due_at, m.id) as rn
+              from messages m join accounts ac on ac.id = m.account_id
+              where m.priority = 1 and m.due_at <= ${now} and ac.status = 'active'
+              order by m.due_at, m.id limit cast(${limit} as integer))
+            where mps = 0 or rn <= g)
+          returning ${sql.raw(columns.join(', '))}`.compile(db);
+    },
+  }));
+  return (db: Db, p: Pick<FairClaimParams, 'now' | 'limit' | 'leaseUntil' | 'token' | 'grantsJson'>): Promise<R[]> =>
+    query.all(db, p.now, p.limit, p.leaseUntil, p.token, p.grantsJson) as Promise<R[]>;
+}

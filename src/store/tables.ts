@@ -203,6 +203,29 @@ export interface AccountNumbersTable {
   status_id: number;
   blocked_at: ColumnType<Epoch | null, Epoch | null | undefined, Epoch | null>;
   created_at: Epoch;
+  /** API.md §17 (migration 025): the number's limits, 0 for none. */
+  max_per_second: Generated<number>;
+  max_per_day: Generated<number>;
+  /** Distinct recipients in a calendar month of the service's time zone. */
+  max_recipients_per_month: Generated<number>;
+}
+
+/** Messages queued per account number per day (API.md §17, migration 025); kept while the number has a MaxPerDay. */
+export interface NumberDayCountsTable {
+  account_id: number;
+  number: string;
+  /** `YYYY-MM-DD` in the service's time zone. */
+  day: string;
+  messages: Generated<number>;
+}
+
+/** The distinct recipients of an account number per month (API.md §17, migration 025); kept while it has a MaxRecipientsPerMonth. */
+export interface NumberMonthRecipientsTable {
+  account_id: number;
+  number: string;
+  /** `YYYY-MM` in the service's time zone. */
+  month: string;
+  mobile_phone: string;
 }
 
 export interface ContactsTable {
@@ -296,6 +319,8 @@ export interface ScheduledMessagesTable {
   rrule_occurrence: Generated<number>;
   /** 1: shorten the text's links at each send (`ShortenLinks`). */
   shorten_links: Generated<number>;
+  /** API.md §17 (migration 025): the Priority its messages are queued with. */
+  priority: Generated<number>;
 }
 
 export interface KeywordReservationsTable {
@@ -380,6 +405,8 @@ export interface MessagesTable {
   receipt_due_at: number | null;
   /** Quiet hours (API.md §14.3, migration 016): 0 may be held, 1 held now (due when they end), 2 never held (a keyword's autoreply). */
   quiet_state: Generated<number>;
+  /** API.md §17 (migration 025): 1 goes to the carrier before every Queued 0. */
+  priority: Generated<number>;
 }
 
 /** Per-account list totals, kept by triggers (migration 002). */
@@ -477,6 +504,8 @@ export interface Database {
   message_links: MessageLinksTable;
   link_clicks: LinkClicksTable;
   account_settings: AccountSettingsTable;
+  number_day_counts: NumberDayCountsTable;
+  number_month_recipients: NumberMonthRecipientsTable;
 }
 
 /**
@@ -615,6 +644,8 @@ export interface AccountSettingsTable {
   /** An IANA zone name as sent; NULL: the service's MSGSVC_TIMEZONE. */
   time_zone: string | null;
   updated_at: Epoch;
+  /** API.md §17 (migration 025): `first` or `pool`. */
+  sender_selection: Generated<'first' | 'pool'>;
 }
 
 /**
@@ -630,6 +661,8 @@ export const TABLES = [
   'credit_ledger',
   'api_tokens',
   'account_numbers',
+  'number_day_counts',
+  'number_month_recipients',
   'contacts',
   'contact_consent',
   'groups',

@@ -197,14 +197,16 @@ export const RECORDS: Readonly<Record<string, Shape>> = {
     "Number": "int",
     "Type_Id": "int",
     "MmsTemplateId": "int",
-    "ShortenLinks": "int"
+    "ShortenLinks": "int",
+    "Priority": "int"
   },
   "SendGroupBody": {
     "GroupId": "int",
     "Number": "int",
     "Type_Id": "int",
     "MmsTemplateId": "int",
-    "ShortenLinks": "int"
+    "ShortenLinks": "int",
+    "Priority": "int"
   },
   "Number": {
     "Status_Id": "int"
@@ -217,7 +219,8 @@ export const RECORDS: Readonly<Record<string, Shape>> = {
     "Type_Id": "int",
     "MmsTemplateId": "int",
     "Number": "int",
-    "ShortenLinks": "int"
+    "ShortenLinks": "int",
+    "Priority": "int"
   },
   "ScheduledSingleMessage": {
     "Id": "int",

@@ -2178,7 +2178,7 @@ export interface components {
             MobilePhone?: string;
             /** @description recipient: a contact of the account (or MobilePhone) */
             PhoneNumberId?: number | string;
-            /** @description an Active number of the account; default: its first Active number */
+            /** @description an Active number of the account; default: its first Active number, or with SenderSelection pool the pool's choice */
             Number?: number | string;
             /** @description 1 SMS (default) or 2 MMS */
             Type_Id?: number | string;
@@ -2186,13 +2186,15 @@ export interface components {
             MmsTemplateId?: number | string;
             /** @description 1: replace each http(s) URL by a tracked link (MSGSVC_LINK_DOMAIN); 0 (default): no */
             ShortenLinks?: number | string;
+            /** @description 1: to the carrier before every Queued message of Priority 0; 0 (default) */
+            Priority?: number | string;
         };
         SendGroupBody: {
             /** @description a group of the account; every member who has not opted out gets one message */
             GroupId: number | string;
             /** @description required for an SMS */
             Message?: string;
-            /** @description an Active number of the account; default: its first Active number */
+            /** @description an Active number of the account; default: its first Active number, or with SenderSelection pool the pool's choice */
             Number?: number | string;
             /** @description 1 SMS (default) or 2 MMS */
             Type_Id?: number | string;
@@ -2200,6 +2202,8 @@ export interface components {
             MmsTemplateId?: number | string;
             /** @description 1: replace each http(s) URL by a tracked link (MSGSVC_LINK_DOMAIN); 0 (default): no */
             ShortenLinks?: number | string;
+            /** @description 1: to the carrier before every Queued message of Priority 0; 0 (default) */
+            Priority?: number | string;
         };
         /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         Number: {
@@ -2229,12 +2233,14 @@ export interface components {
             MmsTemplateId?: number | string;
             /** @description at most 255 characters */
             Subject?: string;
-            /** @description an Active number of the account; default: its first Active number */
+            /** @description an Active number of the account; default: its first Active number, or with SenderSelection pool the pool's choice when each message is queued */
             Number?: number | string;
             /** @description an RFC 5545 recurrence rule counted from DateTime (FREQ=WEEKLY;BYDAY=MO;COUNT=10): FREQ (DAILY, WEEKLY, MONTHLY, YEARLY) with INTERVAL, BYDAY, BYMONTHDAY, COUNT or UNTIL; "" for none (on update: stop recurring) */
             RRule?: string;
             /** @description 1: shorten the links of the text at each send (needs MSGSVC_LINK_DOMAIN); default 0 */
             ShortenLinks?: number | string;
+            /** @description 1: its messages go to the carrier before every Queued message of Priority 0; 0 (default) */
+            Priority?: number | string;
         };
         /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         ScheduledSingleMessage: {

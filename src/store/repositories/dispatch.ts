@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { fairMessageClaim } from '../claim.ts';
+import { fairMessageClaim, priorityMessageClaim } from '../claim.ts';
 import { boundCount, isPostgres, jsonIds, prepareQuery } from '../prepared.ts';
 import type { Row } from '../tables.ts';
 import type { Db } from '../types.ts';
@@ -41,6 +41,26 @@ const RETURNING = [
 export type ClaimedMessage = Pick<Row<'messages'>, (typeof RETURNING)[number]>;
 
 const claim = fairMessageClaim<ClaimedMessage>(RETURNING);
+const claimLane = priorityMessageClaim<ClaimedMessage>(RETURNING);
+
+/**
+ * Claims up to `limit` due messages of Priority 1 (API.md §17) for `token`, before the round's
+ * fair claim (src/store/claim.ts priorityMessageClaim): oldest due first, only `active` accounts,
+ * each account with MaxPerSecond at most its grant in `grants`. Committed on return.
+ */
+export async function claimPriorityDue(
+  db: Db,
+  now: number,
+  limit: number,
+  leaseUntil: number,
+  token: string,
+  grants?: ReadonlyMap<number, number>,
+): Promise<ClaimedMessage[]> {
+  const json: Record<string, number> = {};
+  for (const [account, n] of grants ?? []) json[String(account)] = n;
+  const rows = await claimLane(db, { now, limit, leaseUntil, token, grantsJson: JSON.stringify(json) });
+  return rows.map((r) => ({ ...r, account_id: Number(r.account_id), credits: Number(r.credits) }));
+}
 
 /**
  * How many accounts with a backlog one claim serves at most (by default): each gets at least
@@ -111,6 +131,23 @@ const limited = prepareQuery((db) =>
 export async function findRateLimitedAccounts(db: Db): Promise<Map<number, number>> {
   const rows = (await limited.all(db)) as { id: number; max_per_second: number }[];
   return new Map(rows.map((r) => [Number(r.id), Number(r.max_per_second)]));
+}
+
+const limitedNumbers = prepareQuery((db) =>
+  db
+    .selectFrom('account_numbers')
+    .select(['account_id', 'number', 'max_per_second'])
+    .where('max_per_second', '>', 0)
+    .where('status_id', '=', 0),
+);
+
+/**
+ * The Active numbers with a MaxPerSecond of their own (API.md §17): `{account id}:{digits}` →
+ * messages per second. Read at most once a second, as the accounts' (no number has one: empty).
+ */
+export async function findRateLimitedNumbers(db: Db): Promise<Map<string, number>> {
+  const rows = await limitedNumbers.all(db);
+  return new Map(rows.map((r) => [`${Number(r.account_id)}:${r.number}`, Number(r.max_per_second)]));
 }
 
 const dueOf = prepareQuery((db, idsJson: string, now: number) => ({

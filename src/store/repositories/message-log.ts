@@ -27,6 +27,8 @@ export interface NewMessage {
   dueAt: number | null;
   /** An outbound MMS's template (API.md §10.7), whose Message and MediaIds the dispatcher hands an MMS carrier; default none. */
   mmsTemplateId?: number | null;
+  /** API.md §17: 1 goes to the carrier before every Queued 0; default 0. */
+  priority?: number;
 }
 
 const insert = prepareQuery(
@@ -47,6 +49,7 @@ const insert = prepareQuery(
     now: number,
     dueAt: number | null,
     mmsTemplateId: number | null,
+    priority: number,
   ) =>
     db
       .insertInto('messages')
@@ -73,6 +76,7 @@ const insert = prepareQuery(
         receipt_status: null,
         receipt_error: null,
         receipt_due_at: null,
+        priority,
       })
       .returning(COLUMNS),
 );
@@ -96,6 +100,7 @@ export async function insertMessage(db: Db, accountId: number, m: NewMessage, no
     now,
     m.dueAt,
     m.mmsTemplateId ?? null,
+    m.priority ?? 0,
   );
   return row!;
 }
@@ -130,12 +135,13 @@ const insertForGroup = prepareQuery(
     now: number,
     dueAt: number,
     mmsTemplateId: number | null,
+    priority: number,
   ) => ({
     compile: () =>
-      sql`insert into messages (account_id, direction, number, mobile_phone, message, type_id, status_id, segments, credits, batch_id, created_at, due_at, mms_template_id)
+      sql`insert into messages (account_id, direction, number, mobile_phone, message, type_id, status_id, segments, credits, batch_id, created_at, due_at, mms_template_id, priority)
         select cast(${accountId} as integer), 1, cast(${number} as text), c.number, cast(${message} as text), cast(${typeId} as integer), 1,
           cast(${segments} as integer), cast(${credits} as bigint), cast(${batchId} as integer), cast(${now} as bigint), cast(${dueAt} as bigint),
-          cast(${mmsTemplateId} as integer)
+          cast(${mmsTemplateId} as integer), cast(${priority} as smallint)
         from group_members gm
         join contacts c on c.account_id = gm.account_id and c.id = gm.contact_id
         where gm.group_id = ${groupId} and gm.account_id = ${accountId} and c.opted_out = 0
@@ -154,6 +160,8 @@ export interface GroupSend {
   dueAt: number;
   /** An MMS's template (see NewMessage); default none. */
   mmsTemplateId?: number | null;
+  /** API.md §17 Priority (see NewMessage); default 0. */
+  priority?: number;
 }
 
 /**
@@ -181,6 +189,7 @@ export async function insertGroupMessages(
     now,
     m.dueAt,
     m.mmsTemplateId ?? null,
+    m.priority ?? 0,
   );
 }
 
@@ -190,6 +199,8 @@ export interface BatchMessage {
   message: string;
   segments: number;
   credits: number;
+  /** The account number it goes from when not the batch's (a sender pool, API.md §17). */
+  number?: string;
 }
 
 type NewId = { id: number };
@@ -208,19 +219,20 @@ const insertFromJson = prepareQuery(
     now: number,
     dueAt: number,
     mmsTemplateId: number | null,
+    priority: number,
     rowsJson: string,
   ) => ({
     compile: () =>
       (isPostgres(db)
-        ? sql<NewId>`insert into messages (account_id, direction, number, mobile_phone, message, type_id, status_id, segments, credits, batch_id, created_at, due_at, mms_template_id)
-            select cast(${accountId} as integer), 1, cast(${number} as text), r.v->>0, r.v->>1, cast(${typeId} as integer), 1,
+        ? sql<NewId>`insert into messages (account_id, direction, number, mobile_phone, message, type_id, status_id, segments, credits, batch_id, created_at, due_at, mms_template_id, priority)
+            select cast(${accountId} as integer), 1, coalesce(r.v->>4, cast(${number} as text)), r.v->>0, r.v->>1, cast(${typeId} as integer), 1,
               cast(r.v->>2 as integer), cast(r.v->>3 as bigint), cast(${batchId} as integer), cast(${now} as bigint), cast(${dueAt} as bigint),
-              cast(${mmsTemplateId} as integer)
+              cast(${mmsTemplateId} as integer), cast(${priority} as smallint)
             from json_array_elements(cast(${rowsJson} as json)) with ordinality as r(v, i) order by r.i
             returning id`
-        : sql<NewId>`insert into messages (account_id, direction, number, mobile_phone, message, type_id, status_id, segments, credits, batch_id, created_at, due_at, mms_template_id)
-            select ${accountId}, 1, ${number}, json_extract(r.value, '$[0]'), json_extract(r.value, '$[1]'), ${typeId}, 1,
-              json_extract(r.value, '$[2]'), json_extract(r.value, '$[3]'), ${batchId}, ${now}, ${dueAt}, ${mmsTemplateId}
+        : sql<NewId>`insert into messages (account_id, direction, number, mobile_phone, message, type_id, status_id, segments, credits, batch_id, created_at, due_at, mms_template_id, priority)
+            select ${accountId}, 1, coalesce(json_extract(r.value, '$[4]'), ${number}), json_extract(r.value, '$[0]'), json_extract(r.value, '$[1]'), ${typeId}, 1,
+              json_extract(r.value, '$[2]'), json_extract(r.value, '$[3]'), ${batchId}, ${now}, ${dueAt}, ${mmsTemplateId}, ${priority}
             from json_each(${rowsJson}) as r order by r.key
             returning id`
       ).compile(db),
@@ -235,13 +247,19 @@ const insertFromJson = prepareQuery(
 export async function insertMessages(
   db: Db,
   accountId: number,
-  m: { number: string; typeId: number; batchId: number; dueAt: number; mmsTemplateId: number | null },
+  m: { number: string; typeId: number; batchId: number; dueAt: number; mmsTemplateId: number | null; priority?: number },
   rows: readonly BatchMessage[],
   now: number,
 ): Promise<number[]> {
   const ids: number[] = [];
   for (let i = 0; i < rows.length; i += 5000) {
-    const chunk = rows.slice(i, i + 5000).map((r) => [r.mobilePhone, r.message.toWellFormed(), r.segments, r.credits]);
+    const chunk = rows
+      .slice(i, i + 5000)
+      .map((r) =>
+        r.number === undefined
+          ? [r.mobilePhone, r.message.toWellFormed(), r.segments, r.credits]
+          : [r.mobilePhone, r.message.toWellFormed(), r.segments, r.credits, r.number],
+      );
     const got = await insertFromJson.column(
       db,
       accountId,
@@ -251,6 +269,7 @@ export async function insertMessages(
       now,
       m.dueAt,
       m.mmsTemplateId,
+      m.priority ?? 0,
       JSON.stringify(chunk),
     );
     // Ids of one statement are given in row order; RETURNING lists them in no promised order.
@@ -289,13 +308,14 @@ export async function insertBatch(
   return Number((await newBatch.first(db, accountId, b.groupId, b.number, b.message, b.typeId, now))!.id);
 }
 
-const finish = prepareQuery((db, accountId: number, id: number, recipients: number, skipped: number, credits: number) =>
-  db
-    .updateTable('batches')
-    .set({ recipients, skipped, credits })
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .returning(BATCH_COLUMNS),
+const finish = prepareQuery(
+  (db, accountId: number, id: number, recipients: number, skipped: number, credits: number, number: string | null) =>
+    db
+      .updateTable('batches')
+      .set((eb) => ({ recipients, skipped, credits, number: eb.fn.coalesce(eb.val(number), eb.ref('number')) }))
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .returning(BATCH_COLUMNS),
 );
 
 /** Writes a batch's counts; returns the batch. */
@@ -303,9 +323,9 @@ export async function finishBatch(
   db: Db,
   accountId: number,
   id: number,
-  c: { recipients: number; skipped: number; credits: number },
+  c: { recipients: number; skipped: number; credits: number; number?: string },
 ): Promise<BatchRow> {
-  return (await finish.first(db, accountId, id, c.recipients, c.skipped, c.credits))!;
+  return (await finish.first(db, accountId, id, c.recipients, c.skipped, c.credits, c.number ?? null))!;
 }
 
 const batchExists = prepareQuery((db, accountId: number, id: number) =>
@@ -354,16 +374,26 @@ export async function listMessages(db: Db, accountId: number, f: MessageFilter, 
 
 const firstActive = prepareQuery((db, accountId: number) =>
   db
-    .selectFrom('account_numbers')
-    .select(['id', 'number'])
-    .where('account_id', '=', accountId)
-    .where('status_id', '=', 0)
-    .orderBy('id')
+    .selectFrom('account_numbers as n')
+    .leftJoin('account_settings as s', 's.account_id', 'n.account_id')
+    .select(['n.id', 'n.number', 'n.max_per_day', 'n.max_recipients_per_month', 's.sender_selection'])
+    .where('n.account_id', '=', accountId)
+    .where('n.status_id', '=', 0)
+    .orderBy('n.id')
     .limit(boundCount(1)),
 );
 
-/** The account's first Active number in numbers/index order (id ascending), if any (API.md §10.6 `Number` default). */
-export async function firstActiveNumber(db: Db, accountId: number): Promise<Pick<Row<'account_numbers'>, 'id' | 'number'> | undefined> {
+/** The first Active number, its limits (API.md §17), and the account's SenderSelection (null: never set, `first`). */
+export type FirstActiveNumber = Pick<Row<'account_numbers'>, 'id' | 'number' | 'max_per_day' | 'max_recipients_per_month'> & {
+  sender_selection: 'first' | 'pool' | null;
+};
+
+/**
+ * The account's first Active number in numbers/index order (id ascending), if any (API.md §10.6
+ * `Number` default), with what a send needs to know of the sender pool (API.md §17) in the same
+ * read: its limits and the account's SenderSelection.
+ */
+export async function firstActiveNumber(db: Db, accountId: number): Promise<FirstActiveNumber | undefined> {
   return firstActive.first(db, accountId);
 }
 

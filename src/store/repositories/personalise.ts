@@ -30,8 +30,8 @@ export async function findMergeContact(db: Db, accountId: number, e164: string):
   return contactByE164.first(db, accountId, e164);
 }
 
-/** The case-folded names of a JSON array parameter, as a one-column subquery. */
-function jsonTexts(db: Parameters<Parameters<typeof prepareQuery>[0]>[0], json: unknown) {
+/** The texts of a JSON array parameter (case-folded names, digits…), as a one-column subquery. */
+export function jsonTexts(db: Parameters<Parameters<typeof prepareQuery>[0]>[0], json: unknown) {
   return isPostgres(db)
     ? sql<string>`(select value from json_array_elements_text(cast(${json} as json)) as texts(value))`
     : sql<string>`(select value from json_each(${json}))`;

@@ -30,6 +30,7 @@ const STATE_COLUMNS = [
   'rrule_zone',
   'rrule_occurrence',
   'shorten_links',
+  'priority',
 ] as const;
 
 /** A scheduled message with what the service keeps beside its record (migration 005). */
@@ -76,6 +77,8 @@ export interface ScheduledFields {
   /** The number of the occurrence `scheduledAt` stands for (1 when it does not recur). */
   rruleOccurrence?: number;
   shortenLinks?: boolean;
+  /** API.md §17 Priority of its messages (0 or 1); default 0. */
+  priority?: number;
 }
 
 const insert = prepareQuery(
@@ -96,6 +99,7 @@ const insert = prepareQuery(
     rruleZone: string,
     rruleOccurrence: number,
     shortenLinks: number,
+    priority: number,
   ) =>
     db
       .insertInto('scheduled_messages')
@@ -119,6 +123,7 @@ const insert = prepareQuery(
         rrule_zone: rruleZone,
         rrule_occurrence: rruleOccurrence,
         shorten_links: shortenLinks,
+        priority,
       })
       .returning(STATE_COLUMNS),
 );
@@ -151,6 +156,7 @@ export async function insertScheduled(
     f.rruleZone ?? '',
     f.rruleOccurrence ?? 1,
     f.shortenLinks ? 1 : 0,
+    f.priority ?? 0,
   );
   return toState(row as ScheduledStateRow);
 }
@@ -173,6 +179,7 @@ const update = prepareQuery(
     rruleZone: string,
     rruleOccurrence: number,
     shortenLinks: number,
+    priority: number,
   ) =>
     db
       .updateTable('scheduled_messages')
@@ -194,6 +201,7 @@ const update = prepareQuery(
         rrule_zone: rruleZone,
         rrule_occurrence: rruleOccurrence,
         shorten_links: shortenLinks,
+        priority,
       })
       .where('account_id', '=', accountId)
       .where('id', '=', id)
@@ -230,6 +238,7 @@ export async function rewriteScheduled(
     f.rruleZone ?? '',
     f.rruleOccurrence ?? 1,
     f.shortenLinks ? 1 : 0,
+    f.priority ?? 0,
   );
   return row ? toState(row) : undefined;
 }
@@ -324,6 +333,7 @@ const CLAIM_RETURNING = [
   'rrule_zone',
   'rrule_occurrence',
   'shorten_links',
+  'priority',
 ] as const;
 
 /** A claimed scheduled message: what a check and a send need (`scheduled_at` epoch seconds; no reservation reads as 0). */
@@ -367,7 +377,7 @@ const blocked = prepareQuery((db, idsJson: string) => ({
     sql`select s.id as id,
           case
             when not exists (
-              select 1 from account_numbers n where n.account_id = s.account_id and n.number = s.number and n.status_id = 0)
+              select 1 from account_numbers n where n.account_id = s.account_id and n.status_id = 0 and (n.number = s.number or s.number = ''))
             then 'NUMBER_INACTIVE'
             when exists (
               select 1 from contacts c where c.account_id = s.account_id and c.number_e164 = '+' || s.mobile_phone and c.opted_out = 1)
@@ -381,7 +391,8 @@ const blocked = prepareQuery((db, idsJson: string) => ({
 
 /**
  * Of the given scheduled messages, those that cannot be approved (API.md §10.6): the number
- * is not an Active number of the account (`NUMBER_INACTIVE`), the recipient is an opted-out
+ * is not an Active number of the account, or (none stored: a sender pool's, API.md §17) the
+ * account has no Active number (`NUMBER_INACTIVE`), the recipient is an opted-out
  * contact of the account (`OPTED_OUT`), or it is an MMS whose template holds no medium any more,
  * or is gone (`NO_MEDIA`, API.md §10.7: a template whose media have all been deleted cannot be
  * sent). The first that applies, in this order.
