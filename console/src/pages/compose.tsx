@@ -121,6 +121,7 @@ function ComposeForm(props: { api: Api }) {
   const [at, setAt] = useState('');
   const [rrule, setRRule] = useState('');
   const [text, setText] = useState('');
+  const [priority, setPriority] = useState(false);
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<Result | undefined>();
   // A new key after a send gives fresh pickers and recurrence builder (their own state is cleared).
@@ -190,6 +191,8 @@ function ComposeForm(props: { api: Api }) {
     ? { Type_Id: 2, MmsTemplateId: template?.Id ?? '', ...(text === '' ? {} : { Message: text }) }
     : { Message: text };
   const numberPart: PreviewBody = from === '' ? {} : { Number: from };
+  // Priority 1 (docs/API.md §17.2): ahead of every message waiting at the normal priority.
+  const priorityPart = priority ? { Priority: 1 } : {};
   const preview = usePreview(
     api,
     recipient !== undefined && why === undefined && missing === undefined ? { ...recipient, ...numberPart, ...content } : undefined,
@@ -209,7 +212,7 @@ function ComposeForm(props: { api: Api }) {
     setBusy(true);
     if (kind === 'group') {
       await submitForm(
-        () => api.POST('/v1/sms/send-group', { body: { GroupId: String(group?.Id ?? ''), ...numberPart, ...content } }),
+        () => api.POST('/v1/sms/send-group', { body: { GroupId: String(group?.Id ?? ''), ...numberPart, ...priorityPart, ...content } }),
         form,
         (data) => {
           clear();
@@ -224,6 +227,7 @@ function ComposeForm(props: { api: Api }) {
         ...(rrule === '' ? {} : { RRule: rrule }),
         ...(mms && template?.Subject ? { Subject: template.Subject } : {}),
         ...numberPart,
+        ...priorityPart,
         ...content,
       };
       await submitForm(
@@ -238,7 +242,7 @@ function ComposeForm(props: { api: Api }) {
       const to1 = kind === 'contact' ? { PhoneNumberId: String(contact?.Id ?? '') } : { MobilePhone: to };
       // A single message's result is its own page, which follows it until its status is final.
       await submitForm(
-        () => api.POST('/v1/sms/send', { body: { ...to1, ...numberPart, ...content } }),
+        () => api.POST('/v1/sms/send', { body: { ...to1, ...numberPart, ...priorityPart, ...content } }),
         form,
         (data) => {
           clear();
@@ -370,6 +374,21 @@ function ComposeForm(props: { api: Api }) {
           </>
         )}
         {kind === 'group' && <p class="hint">A group is sent now; a time can be set for a number or a contact.</p>}
+        <label class="check">
+          <input
+            id="priority"
+            type="checkbox"
+            checked={priority}
+            aria-describedby="priority-hint"
+            {...form.aria('Priority', 'priority')}
+            onInput={(e) => setPriority(e.currentTarget.checked)}
+          />
+          Send first (Priority 1)
+        </label>
+        <p class="hint" id="priority-hint">
+          For one-time codes and alerts: it goes to the carrier before every message waiting at the normal priority.
+        </p>
+        <FieldMessage form={form} field="Priority" id="priority" />
         <PreviewBox
           id="compose-preview"
           state={preview}
@@ -455,7 +474,7 @@ export function FromField(props: {
     <>
       <label for={id}>From (your number)</label>
       <select id={id} value={props.value} {...props.form.aria('Number', id)} onChange={(e) => props.onChange(e.currentTarget.value)}>
-        <option value="">The account's default (its first Active number)</option>
+        <option value="">The account's default (its first Active number, or its sender pool's choice)</option>
         {props.numbers.map((n) => (
           <option key={n.Number} value={n.Number} disabled={n.Status_Id !== 0}>
             {(n.Number ?? '').length > 6 ? `+${n.Number}` : n.Number}
