@@ -183,3 +183,9 @@ export async function sendingNumber(
 ): Promise<{ number: string; status_id: number; max_per_day: number; max_recipients_per_month: number } | undefined> {
   return byDigits.first(db, accountId, digits);
 }
+
+/** Deletes the counters of days before `day` and months before `month` (they can no longer limit anything). */
+export async function purgeCounters(db: Db, day: string, month: string): Promise<void> {
+  await db.deleteFrom('number_day_counts').where('day', '<', day).execute();
+  await db.deleteFrom('number_month_recipients').where('month', '<', month).execute();
+}

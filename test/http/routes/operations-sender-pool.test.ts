@@ -16,6 +16,7 @@
  * own suite).
  */
 import assert from 'node:assert/strict';
+import { purgeExpired } from '../../../src/domain/housekeeping.ts';
 import { insertNumber } from '../../../src/store/repositories/numbers.ts';
 import { createManualClock, type ManualClock } from '../../../src/lib/time.ts';
 import { buildTestApp, type TestApp } from '../../helpers/app.ts';
@@ -412,3 +413,21 @@ storeTest(
     await assertLedgerAddsUp(p.ctx.store);
   },
 );
+
+storeTest("the hourly clean-up drops a number's counters of days and months that are over, and keeps today's", async (t) => {
+  const p = await setup(t, [SF]);
+  await setLimits(p, SF, { max_per_day: 100, max_recipients_per_month: 100 });
+  assert.equal(await sentFrom(p, '+14155550001'), SF);
+  const counters = async () => ({
+    days: (await p.ctx.store.db.selectFrom('number_day_counts').select('day').execute()).map((r) => r.day),
+    months: (await p.ctx.store.db.selectFrom('number_month_recipients').select('month').execute()).map((r) => r.month),
+  });
+  await purgeExpired(p.ctx.store, p.clock.nowSeconds(), 90);
+  assert.deepEqual(await counters(), { days: ['2026-06-10'], months: ['2026-06'] }, 'today and this month are kept');
+  p.clock.advance(40 * DAY);
+  await purgeExpired(p.ctx.store, p.clock.nowSeconds(), 90);
+  assert.deepEqual(await counters(), { days: [], months: ['2026-06'] }, 'July 20: June is last month, kept a while');
+  p.clock.advance(30 * DAY);
+  await purgeExpired(p.ctx.store, p.clock.nowSeconds(), 90);
+  assert.deepEqual(await counters(), { days: [], months: [] });
+});
