@@ -30,7 +30,7 @@
  * by callgrind for msgsvc, the floor and the ceiling, req/s beside; its own options).
  *
  * Options: --quick, --sizes 10000,1000000, --rounds N, --duration S, --warmup S, --connections N,
- *   --only name,name (HTTP scenarios, and contacts-import, dispatch, smpp, media, quiet-hours, webhooks, carriers, links, console, conversations, signin, export), --docs / --no-docs, --data-dir DIR (keeps and reuses generated databases),
+ *   --only name,name (HTTP scenarios, and contacts-import, dispatch, smpp, media, quiet-hours, webhooks, carriers, links, console, conversations, signin, export, fairness, sender-pool), --docs / --no-docs, --data-dir DIR (keeps and reuses generated databases),
  *   --build (compiles src/ into a temp copy and runs that instead of dist/, which stays untouched).
  */
 import autocannon, { type Request } from 'autocannon';
@@ -579,6 +579,37 @@ async function main(): Promise<void> {
         for (const x of fairness.throughput)
           log(`fairness ${x.store}: 100 accounts at ${Math.round(x.ratio * 100)} % of one account's rate`);
         for (const x of fairness.maxPerSecond) log(`fairness ${x.store}: MaxPerSecond ${x.total} sent of ${x.expected}`);
+      },
+    },
+    {
+      // Sender pools (bench/sender-pool.ts; API.md §17): a Priority 1 message behind A's 100,000
+      // Priority 0 (p99 ≤ 1 s), a number's MaxPerSecond 20 across two workers, and what choosing
+      // the number costs sms/send and a send-group of 100,000 (20,000 quick) beside `first`.
+      name: 'sender-pool',
+      size: quick ? 20_000 : 100_000,
+      seconds: quick ? 240 : 600,
+      tolerant: true,
+      run: async (timeoutMs) => {
+        const args = quick
+          ? ['--seed', '400000', '--probes', '20', '--mps-seconds', '10', '--send-rounds', '2', '--group', '20000', '--group-repeat', '1']
+          : [];
+        type Spread = { p50Ms: number; p99Ms: number };
+        const pool = await runSummarised<{
+          lane: { store: string; sameAccount: Spread; otherAccount: Spread; backlogAhead: number }[];
+          maxPerSecond: { store: string; total: number; expected: number }[];
+          send: { store: string; results: { mode: string; medianRps: number; rpsRatio: number; cpuMicrosPerRequest: number }[] }[];
+          sendGroup: { store: string; summary: { mode: string; medianSeconds: number }[] }[];
+        }>('bench/sender-pool.ts', [...args, ...(appRoot !== ROOT ? ['--app', appRoot] : [])], 'SENDER_POOL', timeoutMs);
+        Object.assign(result, { senderPool: pool });
+        for (const x of pool.lane)
+          log(
+            `sender-pool ${x.store}: Priority 1 behind ${x.backlogAhead}+ Priority 0: same account p99 ${x.sameAccount.p99Ms} ms, other account p99 ${x.otherAccount.p99Ms} ms`,
+          );
+        for (const x of pool.maxPerSecond) log(`sender-pool ${x.store}: a number's MaxPerSecond ${x.total} sent of ${x.expected}`);
+        for (const x of pool.send)
+          log(`sender-pool ${x.store}: sms/send ${x.results.map((r) => `${r.mode} ${r.medianRps}/s (× ${r.rpsRatio})`).join(', ')}`);
+        for (const x of pool.sendGroup)
+          log(`sender-pool ${x.store}: send-group ${x.summary.map((r) => `${r.mode} ${r.medianSeconds} s`).join(', ')}`);
       },
     },
   ];

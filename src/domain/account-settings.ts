@@ -1,6 +1,11 @@
 import { inTransaction, type Store } from '../store/db.ts';
 import * as repo from '../store/repositories/account-settings.ts';
-import { DEFAULT_ACCOUNT_SETTINGS, type AccountSettingsRecordRow } from '../records/account-settings.ts';
+import {
+  DEFAULT_ACCOUNT_SETTINGS,
+  SENDER_SELECTIONS,
+  type AccountSettingsRecordRow,
+  type SenderSelection,
+} from '../records/account-settings.ts';
 import type { Clock } from '../lib/time.ts';
 import { ValidationFailedError, type FieldError } from './errors.ts';
 import { HOURS_PATTERN, isTimeZoneName } from './quiet-hours.ts';
@@ -8,9 +13,10 @@ import { fieldLabel, type Input } from './validation.ts';
 
 /**
  * Account settings (API.md §14.3.4): `GET /v1/account/settings` and `PUT|PATCH
- * /v1/account/settings`: the quiet hours (`QuietHoursStart`, `QuietHoursEnd`) and the
- * account's `TimeZone`. What the dispatcher does with them: src/dispatch/dispatcher.ts and
- * src/domain/quiet-hours.ts.
+ * /v1/account/settings`: the quiet hours (`QuietHoursStart`, `QuietHoursEnd`), the
+ * account's `TimeZone`, and its `SenderSelection` (API.md §17). What the dispatcher does with the
+ * first three: src/dispatch/dispatcher.ts and src/domain/quiet-hours.ts; with the last, the
+ * queueing of messages: src/domain/sender-pool.ts.
  *
  * Choices API.md §14.3.4 leaves open, written down here:
  * - `TimeZone` is stored as sent; an account that never chose one (or sent `""` or `null`) follows
@@ -28,15 +34,17 @@ import { fieldLabel, type Input } from './validation.ts';
  *   Equal hours (after the PUT) are `Quiet Hours End is invalid.`
  * - A valid zone name: src/domain/quiet-hours.ts `isTimeZoneName` (an IANA zone or link name,
  *   exact case: `UTC` and `Etc/GMT+5` are valid, `utc` and `+05:00` are not).
- * - Errors are listed in the order QuietHoursStart, QuietHoursEnd, TimeZone, one per field; with
- *   any error nothing is saved.
+ * - `SenderSelection` is exactly `first` or `pool` (case included); anything else, `""` and
+ *   `null` too (it has no empty value), is `Sender Selection is invalid.`
+ * - Errors are listed in the order QuietHoursStart, QuietHoursEnd, TimeZone, SenderSelection, one
+ *   per field; with any error nothing is saved.
  * - Every valid PUT makes the account's held messages due at once (src/store/repositories/
  *   account-settings.ts `releaseQuietHeld`), in the transaction that saves the settings; the
  *   dispatcher then holds again those still inside the (new) quiet hours. A PUT that changes
  *   nothing writes no settings row.
  */
 
-const FIELDS = ['QuietHoursStart', 'QuietHoursEnd', 'TimeZone'] as const;
+const FIELDS = ['QuietHoursStart', 'QuietHoursEnd', 'TimeZone', 'SenderSelection'] as const;
 type Field = (typeof FIELDS)[number];
 
 /** What the settings operations need: the store and the clock (due times of released messages). */
@@ -65,10 +73,10 @@ function readHours(field: Field, value: unknown): { value: string | null } | { e
  * held messages (see the module comment).
  * @returns the settings after the change.
  * @throws ValidationFailedError (422), one error per field, in the order QuietHoursStart,
- *   QuietHoursEnd, TimeZone: `Quiet Hours Start cannot be blank.`, `Quiet Hours End cannot be
- *   blank.`, `The format of Quiet Hours Start is invalid.`, `Quiet Hours Start must be a
- *   string.` (and the same for End), `Quiet Hours End is invalid.` (equal hours), `Time Zone
- *   must be a string.`, `Time Zone is invalid.`
+ *   QuietHoursEnd, TimeZone, SenderSelection: `Quiet Hours Start cannot be blank.`, `Quiet Hours
+ *   End cannot be blank.`, `The format of Quiet Hours Start is invalid.`, `Quiet Hours Start must
+ *   be a string.` (and the same for End), `Quiet Hours End is invalid.` (equal hours), `Time Zone
+ *   must be a string.`, `Time Zone is invalid.`, `Sender Selection is invalid.`
  */
 export async function updateAccountSettings(deps: AccountSettingsDeps, accountId: number, input: Input): Promise<AccountSettingsRecordRow> {
   const sent = (f: Field) => Object.hasOwn(input, f);
@@ -87,12 +95,19 @@ export async function updateAccountSettings(deps: AccountSettingsDeps, accountId
     else if (!isTimeZoneName(v)) errors.set('TimeZone', `${fieldLabel('TimeZone')} is invalid.`);
     else given.TimeZone = v;
   }
+  let senderSelection: SenderSelection | undefined;
+  if (sent('SenderSelection')) {
+    const v = input.SenderSelection;
+    if (typeof v === 'string' && (SENDER_SELECTIONS as readonly string[]).includes(v)) senderSelection = v as SenderSelection;
+    else errors.set('SenderSelection', `${fieldLabel('SenderSelection')} is invalid.`);
+  }
   return inTransaction(deps.store, async (tx) => {
     const current = (await repo.findSettings(tx, accountId)) ?? DEFAULT_ACCOUNT_SETTINGS;
     const next = {
       quietStart: sent('QuietHoursStart') ? (given.QuietHoursStart ?? null) : current.quiet_start,
       quietEnd: sent('QuietHoursEnd') ? (given.QuietHoursEnd ?? null) : current.quiet_end,
       timeZone: sent('TimeZone') ? (given.TimeZone ?? null) : current.time_zone,
+      senderSelection: senderSelection ?? current.sender_selection,
     };
     // Together: a malformed hour counts as given (it has its own error).
     const hasStart = errors.has('QuietHoursStart') || next.quietStart !== null;
@@ -106,9 +121,13 @@ export async function updateAccountSettings(deps: AccountSettingsDeps, accountId
       const list: FieldError[] = FIELDS.filter((f) => errors.has(f)).map((f) => ({ field: f, message: errors.get(f)! }));
       throw new ValidationFailedError(list);
     }
-    const changed = next.quietStart !== current.quiet_start || next.quietEnd !== current.quiet_end || next.timeZone !== current.time_zone;
+    const changed =
+      next.quietStart !== current.quiet_start ||
+      next.quietEnd !== current.quiet_end ||
+      next.timeZone !== current.time_zone ||
+      next.senderSelection !== current.sender_selection;
     if (changed) await repo.saveSettings(tx, accountId, next, deps.clock.nowSeconds());
     await repo.releaseQuietHeld(tx, accountId, deps.clock.nowMs());
-    return { quiet_start: next.quietStart, quiet_end: next.quietEnd, time_zone: next.timeZone };
+    return { quiet_start: next.quietStart, quiet_end: next.quietEnd, time_zone: next.timeZone, sender_selection: next.senderSelection };
   });
 }

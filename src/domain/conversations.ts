@@ -25,6 +25,9 @@ import { defineRules, validate } from './validation.ts';
  *   nothing (as marking an already read thread does): the call is idempotent, the number is
  *   valid, and "nothing unread there" is true. A 404 would make a client race the first message.
  * - The list's total (X-Pagination-Total-Count) is the trigger-kept count of the account's threads.
+ * - `Number` (API.md §17) is the account number of the thread's newest message, inbound or
+ *   outbound: the number a reply goes from under a sender pool (the sticky number), while the
+ *   thread is recent.
  */
 
 const MARK_READ_RULES = defineRules([

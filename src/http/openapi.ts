@@ -295,7 +295,7 @@ const ERROR_RESPONSES: Record<string, Json> = {
     content: errorContent(ERROR),
   },
   '404': {
-    description: 'Not Found: `Object not found: {id}` (missing, or owned by another account).',
+    description: 'Not Found: `Object not found: {id}` (or the `number` as sent; missing, or owned by another account).',
     headers: { ...VARY, ...RATE_HEADERS, ...REPLAYED },
     content: errorContent(ERROR),
   },
@@ -379,7 +379,8 @@ function errorStatuses(op: Operation): string[] {
   const query = (op.schema.query as Json | undefined)?.properties as Record<string, unknown> | undefined;
   const hasBody = op.body.kind !== 'none';
   const statuses = ['400', '401', '403'];
-  if (query && 'id' in query) statuses.push('404');
+  // A record named by its `id`, or by its `number` (contacts/find, numbers/view|update: API.md §17).
+  if (query && ('id' in query || 'number' in query)) statuses.push('404');
   statuses.push('405', '406');
   if (op.idempotent) statuses.push('409');
   if (hasBody) statuses.push('413');

@@ -132,6 +132,11 @@ export interface Operation {
   /** Honours the Idempotency-Key header (API.md §7). */
   readonly idempotent: boolean;
   /**
+   * The query parameter that names the record acted on, the audit entry's ObjectId (API.md §15.5):
+   * `id` (the default), or `number` for the numbers addressed by their number (API.md §17).
+   */
+  readonly objectParam?: string;
+  /**
    * When the operation exists at all under this configuration (default: always). A disabled
    * operation is not registered: its path is unknown (404 `Page not found.` before any other
    * check), as `sandbox/inbound` is when the sandbox is not the carrier (API.md §11.3).
@@ -272,10 +277,11 @@ export function operationIdOf(op: Operation, method: string): string {
 
 /**
  * A new audit entry for a request to `op` by its principal (API.md §15.5): ObjectId is the `id`
- * parameter when one was sent, else the id of the record the change makes (filled in at commit).
+ * parameter (the operation's `objectParam`) when one was sent, else the id of the record the
+ * change makes (filled in at commit).
  */
 export function auditEntryOf(request: FastifyRequest, op: Operation | undefined, status: number, at: number): AuditEntry {
-  const id = request.queryParams.get('id');
+  const id = request.queryParams.get(op?.objectParam ?? 'id');
   return {
     accountId: request.principal.accountId,
     actor: request.principal.actor,

@@ -14,13 +14,15 @@ export type ConversationRow = MessageRow & { unread: number; contact_id: number 
  * API.md §14.4.1 Conversation record (`sms/conversations`), fields in its order: the other party's
  * number (digits), the account's contact with that number (`""` when none), the thread's newest
  * message as `sms/view` shows it (a nested record: in XML the element `<LastMessage>` holds the
- * Message record's elements), and the inbound messages since the thread was last marked read.
+ * Message record's elements), the inbound messages since the thread was last marked read, and the
+ * account number the thread uses: its newest message's (API.md §17).
  */
 export const ConversationRecordSchema = Type.Object({
   MobilePhone: Str(),
   ContactId: Type.Unsafe<number | ''>({ type: ['integer', 'string'] }),
   LastMessage: MessageRecordSchema,
   Unread: Int(),
+  Number: Type.String({ description: "the account's number the conversation uses: its newest message's" }),
 });
 export type ConversationRecord = Static<typeof ConversationRecordSchema>;
 
@@ -32,5 +34,6 @@ export const conversationRecord = (time: TimeFormat) => {
     ContactId: r.contact_id ?? '',
     LastMessage: toMessage(r),
     Unread: Number(r.unread),
+    Number: r.number,
   });
 };

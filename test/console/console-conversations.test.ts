@@ -1,6 +1,6 @@
 /**
  * The console's conversations page in headless Chromium (see ./browser.ts): the threads newest
- * first from sms/conversations with their unread counts, a thread in both directions, opening a
+ * first from sms/conversations with their unread counts and the number each uses, a thread in both directions, opening a
  * thread marks it read (sms/mark-read), and a reply whose counter turns at 160/161 GSM-7 characters
  * and 70/71 UCS-2 ones; the reply appears in the thread and becomes Delivered without a reload.
  * axe-core clean, no horizontal scroll at 375 px, no browser console error, text shown as text.
@@ -26,7 +26,7 @@ test('console: conversations, a thread and a reply that becomes Delivered, in Ch
   };
   await post('/v1/sms/send', { MobilePhone: '+1 202 555 0161', Message: 'older thread' });
   await post('/v1/sandbox/inbound', { From: '+1 202 555 0161', To: '55155', Message: 'an answer' });
-  await post('/v1/sms/send', { MobilePhone: '+1 202 555 0162', Message: XSS });
+  await post('/v1/sms/send', { MobilePhone: '+1 202 555 0162', Message: XSS, Number: '15550100001' });
 
   await signIn(session);
   await page.getByRole('link', { name: 'Conversations' }).click();
@@ -43,6 +43,9 @@ test('console: conversations, a thread and a reply that becomes Delivered, in Ch
   assert.equal(await threads.nth(older).getByTestId('unread').innerText(), '1 unread');
   assert.equal(await threads.nth(newer).getByTestId('unread').count(), 0);
   assert.equal(await threads.nth(older).locator('p.text').innerText(), 'They: an answer');
+  // The number each thread uses (Number, docs/API.md §17): that of its newest message.
+  assert.equal(await threads.nth(newer).getByTestId('thread-number').innerText(), '+15550100001');
+  assert.equal(await threads.nth(older).getByTestId('thread-number').innerText(), '55155');
   await checkPage(page, 'conversations');
 
   // The thread, and the reply box's counter.

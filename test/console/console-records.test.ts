@@ -16,7 +16,9 @@
  * - defect 3: a group with a keyword (create, open, edit with a parent group, delete with a confirm
  *   saying its members stay); "Fname cannot be blank." next to Name with what it means, and a
  *   contact's "Number is invalid." next to Number;
- * - defect 4: the numbers page, every field of every number and its status in words.
+ * - defect 4: the numbers page, every field of every number and its status in words;
+ * - sender pools (docs/API.md §17): each number's limits and today's use, its limits edited (a 422
+ *   next to its field, Save, Cancel), what the API then holds.
  *
  * checkPage on every page changed (no horizontal scroll at 375 and 1440 px, axe clean); no browser
  * dialog, no console error, nothing from another origin.
@@ -497,6 +499,68 @@ test('console records: contacts, custom fields, groups and numbers, whole, in Ch
     }
     await checkPage(page, 'numbers');
   });
+
+  await t.test(
+    "sender pools: each number's limits and today's use (numbers/usage); its limits edited (numbers/view, numbers/update)",
+    async () => {
+      const long = demo.numbers.find((n) => n.Status_Id === 0 && n.Number.length > 6)!.Number;
+      const usage = async () =>
+        ((await api('GET', 'numbers/usage')).json as { Number: string; MessagesToday: number; RecipientsThisMonth: number }[]).find(
+          (u) => u.Number === long,
+        )!;
+      const before = await usage();
+      // Two more messages from it today, to two new recipients.
+      for (const to of ['+12025550181', '+12025550182'])
+        assert.equal((await api('POST', 'sms/send', { MobilePhone: to, Message: 'hi', Number: long })).status, 201);
+      const today = before.MessagesToday + 2;
+      const month = before.RecipientsThisMonth + 2;
+      const after = await usage();
+      assert.deepEqual([after.MessagesToday, after.RecipientsThisMonth], [today, month]);
+      // The numbers page is open already (defect 4): leave it, so that it reads its lists again.
+      await open('contacts', 'Contacts');
+      await open('numbers', 'Numbers');
+      const row = page.locator(`[data-testid="number"][data-number="${long}"]`);
+      await row
+        .getByTestId('use')
+        .filter({ hasText: `${today} messages today · ${month} recipients this month` })
+        .waitFor();
+      assert.equal(await row.getByTestId('limits').innerText(), 'No limits');
+      // Edit: the form reads the number's limits, the API's message shows next to its field.
+      await row.getByRole('button', { name: `Edit the limits of +${long}` }).click();
+      const form = page.getByRole('form', { name: `Limits of +${long}` });
+      await until(async () => (await form.getByLabel('Max messages per day').inputValue()) === '0', 'the limits read');
+      await notOnBody(page, 'the form opened');
+      await form.getByLabel('Max messages per day').fill('-1');
+      await form.getByRole('button', { name: 'Save limits' }).click();
+      await form.locator('[data-field="MaxPerDay"]').filter({ hasText: 'Max Per Day must be no less than 0.' }).waitFor();
+      await checkPage(page, 'numbers-limits');
+      await form.getByLabel('Max messages per day').fill('300');
+      await form.getByLabel('Max recipients per month').fill('200');
+      await form.getByRole('button', { name: 'Save limits' }).click();
+      await page
+        .getByTestId('notice')
+        .filter({ hasText: `Limits of +${long} saved: 300 a day · 200 recipients a month.` })
+        .waitFor();
+      await notOnBody(page, 'the limits saved');
+      await row.getByTestId('limits').filter({ hasText: '300 a day · 200 recipients a month' }).waitFor();
+      await row
+        .getByTestId('use')
+        .filter({ hasText: `${today} of 300 messages today · ${month} of 200 recipients this month` })
+        .waitFor();
+      // The API holds them; only the fields changed were sent (MaxPerSecond stayed 0).
+      const held = await api('GET', `numbers/view?number=${long}`);
+      assert.deepEqual([held.json.MaxPerSecond, held.json.MaxPerDay, held.json.MaxRecipientsPerMonth], [0, 300, 200]);
+      // Cancel closes the form without a change; the focus goes to the heading.
+      await row.getByRole('button', { name: `Edit the limits of +${long}` }).click();
+      await until(async () => (await form.getByLabel('Max messages per day').inputValue()) === '300', 'the limits read again');
+      await form.getByLabel('Max messages per second').fill('9');
+      await form.getByRole('button', { name: 'Cancel' }).click();
+      await form.waitFor({ state: 'detached' });
+      await notOnBody(page, 'the form cancelled');
+      assert.equal((await api('GET', `numbers/view?number=${long}`)).json.MaxPerSecond, 0);
+      await checkPage(page, 'numbers-after-limits');
+    },
+  );
 
   await t.test('every page: no browser dialog, no console error, nothing from another origin', () => {
     assert.deepEqual(session.dialogs, []);

@@ -19,7 +19,8 @@
  * - templates: created with the media picker, edited (mms-templates/update), deleted with a confirm
  *   naming it;
  * - keys, people, audit, settings, security: every record date in one format (`<time>`), the audit's
- *   filter and page kept in the URL through a reload.
+ *   filter and page kept in the URL through a reload; the settings' SenderSelection (docs/API.md
+ *   §17) chosen, saved and read back.
  *
  * checkPage on every page changed (no horizontal scroll at 375 and 1440 px, axe clean); the browser
  * console shows no error but the deliberate 422s, no dialog opens and nothing comes from another origin.
@@ -513,7 +514,23 @@ test(
         await checkPage(page, 'audit');
 
         await open('Settings', 'Account settings');
+        // SenderSelection (docs/API.md §17): first by default, each choice explained; pool saved.
+        const first = page.getByRole('radio', { name: 'First number' });
+        const pool = page.getByRole('radio', { name: 'Sender pool' });
+        await until(async () => await first.isChecked(), 'first chosen');
+        assert.equal(await pool.isChecked(), false);
+        assert.match(await page.locator('#sender-pool-hint').innerText(), /never past a number's limits/);
+        await pool.check();
+        await page.getByRole('button', { name: 'Save settings' }).click();
+        await page.getByTestId('settings-saved').waitFor();
+        assert.equal((await call('GET', 'account/settings')).data.SenderSelection, 'pool');
+        await page.reload();
+        await page.getByRole('heading', { name: 'Account settings', level: 1 }).waitFor();
+        await until(async () => await pool.isChecked(), 'pool read back');
         await checkPage(page, 'settings');
+        await first.check();
+        await page.getByRole('button', { name: 'Save settings' }).click();
+        await until(async () => (await call('GET', 'account/settings')).data.SenderSelection === 'first', 'first saved');
         // Signed in with a key, Security is not in the navigation: its page says there is nothing to change.
         await page.goto(`${base}/console/#/security`);
         await page.getByRole('heading', { name: 'Your security', level: 1 }).waitFor();

@@ -396,6 +396,44 @@ async function replayAll(s: Session): Promise<void> {
 
   // Reads.
   await read(s, '/v1/numbers/index', 'per-page=2&page=2', 'Number');
+  // API.md §17: one number with its limits, by its number in any format; the limits set; the use.
+  await read(s, '/v1/numbers/view', `number=${demo.number}`, 'Number,MaxPerDay');
+  await read(s, '/v1/numbers/view', 'number=%2B1%20(555)%20010-0001', 'MaxRecipientsPerMonth');
+  await s.run({ method: 'GET', url: '/v1/numbers/view?number=15550109999', status: 404 });
+  await s.run({ method: 'GET', url: '/v1/numbers/view?number=15550109999', headers: XML, status: 404 });
+  await s.run({ method: 'HEAD', url: '/v1/numbers/view?number=abc', status: 404 });
+  await s.run({ method: 'GET', url: '/v1/numbers/view', status: 400, invalid: true });
+  await s.run({
+    method: 'PUT',
+    url: `/v1/numbers/update?number=${demo.number}`,
+    ...json({ MaxPerSecond: 5, MaxPerDay: 1000, MaxRecipientsPerMonth: 200 }),
+    status: 200,
+  });
+  await s.run({
+    method: 'PATCH',
+    url: '/v1/numbers/update?number=15550100001',
+    ...form('MaxPerDay=300'),
+    headers: { ...form('').headers, ...XML },
+    status: 200,
+  });
+  await s.run({ method: 'PUT', url: `/v1/numbers/update?number=${demo.number}`, ...json({ MaxPerDay: -1 }), status: 422, invalid: true });
+  await s.run({
+    method: 'PATCH',
+    url: `/v1/numbers/update?number=${demo.number}`,
+    ...json({ MaxPerSecond: 'fast' }),
+    headers: { ...json({}).headers, ...XML },
+    status: 422,
+    invalid: true,
+  });
+  await s.run({ method: 'PUT', url: '/v1/numbers/update?number=15550109999', ...json({ MaxPerDay: 1 }), status: 404 });
+  await s.run({ method: 'PUT', url: '/v1/numbers/update', ...json({ MaxPerDay: 1 }), status: 400, invalid: true });
+  await read(s, '/v1/numbers/usage', 'per-page=2', 'Number,MessagesToday');
+  await s.run({
+    method: 'PUT',
+    url: `/v1/numbers/update?number=${demo.number}`,
+    ...json({ MaxPerSecond: 0, MaxPerDay: 0, MaxRecipientsPerMonth: 0 }),
+    status: 200,
+  });
   await read(s, '/v1/credits/balance', '', 'AvailableCredits');
   await read(s, '/v1/credits/ledger', 'per-page=2', 'Id,Amount,Balance');
   await read(s, '/v1/credits/ledger', 'Type=topup&from=2020-01-01%2000:00:00', 'Type,Reference');
@@ -613,6 +651,16 @@ async function replayAll(s: Session): Promise<void> {
   });
   await s.run({ method: 'PUT', url: '/v1/account/settings', ...json({ QuietHoursStart: '22:00', QuietHoursEnd: '22:00' }), status: 422 });
   await s.run({ method: 'PUT', url: '/v1/account/settings', ...json({ QuietHoursStart: '', QuietHoursEnd: '' }), status: 200 });
+  // API.md §17: SenderSelection, and back to `first` for the rest of the run.
+  await s.run({ method: 'PATCH', url: '/v1/account/settings', ...json({ SenderSelection: 'pool' }), status: 200 });
+  await s.run({ method: 'PATCH', url: '/v1/account/settings', ...json({ SenderSelection: 'sticky' }), status: 422, invalid: true });
+  await s.run({
+    method: 'PUT',
+    url: '/v1/account/settings',
+    ...form('SenderSelection=first'),
+    headers: { ...form('').headers, ...XML },
+    status: 200,
+  });
   await s.run({
     method: 'POST',
     url: '/v1/contacts/import',

@@ -57,7 +57,8 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * controller is fuzzed as soon as it exists.
  */
 const CONTROLLER_TABLES: Readonly<Record<string, readonly string[]>> = {
-  numbers: [],
+  // API.md §17: a number's limits, and the counters a limit set fills (or taken off, deletes).
+  numbers: ['account_numbers', 'number_day_counts', 'number_month_recipients'],
   credits: [],
   // API.md §14.3: the settings, and the held messages a change releases.
   account: ['account_settings', 'messages'],
@@ -366,6 +367,15 @@ function queryArb(w: World, op?: Op): fc.Arbitrary<string[]> {
     { weight: 2, arbitrary: queryValue.map((v) => [`number=${v}`]) },
     { weight: 1, arbitrary: queryValue.map((v) => [`number[]=${v}`]) },
   );
+  // API.md §17: the account's numbers (a short code, long numbers with and without `+`), or anything.
+  const accountNumber = fc.oneof(
+    {
+      weight: 3,
+      arbitrary: fc.tuple(fc.constantFrom(...ia.numbers), fc.constantFrom('', '%2B', '+')).map(([n, prefix]) => [`number=${prefix}${n}`]),
+    },
+    { weight: 2, arbitrary: queryValue.map((v) => [`number=${v}`]) },
+    { weight: 1, arbitrary: queryValue.map((v) => [`number[]=${v}`]) },
+  );
   const page = fc
     .tuple(fc.constantFrom('page', 'per-page', 'per_page', 'page[]', 'per-page[]'), fc.oneof(fc.integer().map(String), queryValue))
     .map(([k, v]) => [`${k}=${v}`]);
@@ -396,7 +406,13 @@ function queryArb(w: World, op?: Op): fc.Arbitrary<string[]> {
   );
   // The operation's own required parameter comes first most of the time, so that requests get
   // past the 400s and reach the handlers.
-  const needed = op?.takesId ? id : op?.path === '/v1/contacts/find' ? number : fc.constant([] as string[]);
+  const needed = op?.takesId
+    ? id
+    : op?.path === '/v1/contacts/find'
+      ? number
+      : op?.path === '/v1/numbers/view' || op?.path === '/v1/numbers/update'
+        ? accountNumber
+        : fc.constant([] as string[]);
   return fc
     .tuple(token, fc.option(needed, { freq: 5 }), fc.array(extra, { maxLength: 5 }), fc.boolean())
     .map(([tok, need, extras, tokenLast]) => {

@@ -18,7 +18,13 @@ import type { ContactRow } from '../../src/records/contacts.ts';
 import type { CustomFieldRow, EntryRow } from '../../src/records/custom-fields.ts';
 import type { GroupRow } from '../../src/records/groups.ts';
 import type { KeywordReservationRow } from '../../src/records/keywords.ts';
-import type { NumberRow } from '../../src/records/numbers.ts';
+import {
+  numberLimitsRecord,
+  numberUsageRecord,
+  type NumberLimitsRow,
+  type NumberRow,
+  type NumberUsageRow,
+} from '../../src/records/numbers.ts';
 import type { ScheduledMessageRow } from '../../src/records/scheduled-messages.ts';
 import { createTimeFormat } from '../../src/lib/time.ts';
 import { subaccountRecord, usageRecord, type AccountRecordRow } from '../../src/records/accounts.ts';
@@ -54,6 +60,22 @@ const numberRow: fc.Arbitrary<NumberRow> = fc.record({
   number: fc.stringMatching(/^[0-9]{3,15}$/),
   status_id: fc.constantFrom(0, 1, 301, 302),
   blocked_at: fc.option(epoch, { nil: null }),
+});
+const limit = fc.integer({ min: 0, max: 2_147_483_647 });
+const numberLimitsRow: fc.Arbitrary<NumberLimitsRow> = fc.tuple(numberRow, limit, limit, limit).map(([n, perSecond, perDay, perMonth]) => ({
+  ...n,
+  max_per_second: perSecond,
+  max_per_day: perDay,
+  max_recipients_per_month: perMonth,
+}));
+const toNumberLimits = numberLimitsRecord(createTimeFormat('UTC'));
+const numberUsageRow: fc.Arbitrary<NumberUsageRow> = fc.record({
+  number: fc.stringMatching(/^[0-9]{3,15}$/),
+  max_per_second: limit,
+  max_per_day: limit,
+  max_recipients_per_month: limit,
+  messages_today: fc.nat(),
+  recipients_this_month: fc.nat(),
 });
 const messageRow: fc.Arbitrary<ScheduledMessageRow> = fc.record({
   id,
@@ -312,6 +334,10 @@ const toSub = subaccountRecord(createTimeFormat('UTC'));
 
 const BODIES: Record<string, fc.Arbitrary<unknown>> = {
   '/v1/numbers/index': fc.array(numberRow, { maxLength: 5 }).map((rows) => rows.map(mappers.number)),
+  // API.md §17: one number with its limits, and every number's use.
+  '/v1/numbers/view': numberLimitsRow.map(toNumberLimits),
+  '/v1/numbers/update': numberLimitsRow.map(toNumberLimits),
+  '/v1/numbers/usage': fc.array(numberUsageRow, { maxLength: 5 }).map((rows) => rows.map(numberUsageRecord)),
   '/v1/credits/balance': fc.integer({ min: -(2 ** 31), max: 2 ** 40 }).map((n) => ({ AvailableCredits: n })),
   '/v1/sms/single-schedule-messages': fc.array(messageRow, { maxLength: 100 }).map((rows) => rows.map(mappers.scheduledMessage)),
   '/v1/contacts/find': contactRow.map(mappers.contact),
@@ -366,6 +392,7 @@ const BODIES: Record<string, fc.Arbitrary<unknown>> = {
       quiet_start: fc.option(text, { nil: null }),
       quiet_end: fc.option(text, { nil: null }),
       time_zone: fc.option(text, { nil: null }),
+      sender_selection: fc.constantFrom('first' as const, 'pool' as const),
     })
     .map(accountSettingsRecord('UTC')),
   '/v1/contacts/consent': fc.array(consentRow, { maxLength: 5 }).map((rows) => rows.map(consentEntryRecord(createTimeFormat('UTC')))),

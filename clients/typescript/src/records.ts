@@ -208,8 +208,26 @@ export const RECORDS: Readonly<Record<string, Shape>> = {
     "ShortenLinks": "int",
     "Priority": "int"
   },
+  "NumberLimitsBody": {
+    "MaxPerSecond": "int",
+    "MaxPerDay": "int",
+    "MaxRecipientsPerMonth": "int"
+  },
+  "NumberLimits": {
+    "Status_Id": "int",
+    "MaxPerSecond": "int",
+    "MaxPerDay": "int",
+    "MaxRecipientsPerMonth": "int"
+  },
   "Number": {
     "Status_Id": "int"
+  },
+  "NumberUsage": {
+    "MaxPerSecond": "int",
+    "MaxPerDay": "int",
+    "MaxRecipientsPerMonth": "int",
+    "MessagesToday": "int",
+    "RecipientsThisMonth": "int"
   },
   "SmsPreview": {
     "Segments": "int",
@@ -267,6 +285,12 @@ export const RECORDS: Readonly<Record<string, Shape>> = {
 export const RESPONSES: Readonly<Record<string, Shape>> = {
   "GET /v1/numbers/index 200": [
     "#Number"
+  ],
+  "GET /v1/numbers/view 200": "#NumberLimits",
+  "PUT /v1/numbers/update 200": "#NumberLimits",
+  "PATCH /v1/numbers/update 200": "#NumberLimits",
+  "GET /v1/numbers/usage 200": [
+    "#NumberUsage"
   ],
   "GET /v1/credits/balance 200": "#CreditBalance",
   "GET /v1/credits/ledger 200": [

@@ -25,6 +25,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/numbers/view": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read one number of the account with its limits */
+        get: operations["numbers.view"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Read one number of the account with its limits
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["numbers.view.head"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/numbers/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set a number's limits (per second, per day, recipients per month) */
+        put: operations["numbers.update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Set a number's limits (per second, per day, recipients per month) */
+        patch: operations["numbers.update.patch"];
+        trace?: never;
+    };
+    "/v1/numbers/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Each number's limits, messages today and recipients this month */
+        get: operations["numbers.usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Each number's limits, messages today and recipients this month
+         * @description The GET without its body: the same status and headers, Content-Length included.
+         */
+        head: operations["numbers.usage.head"];
+        patch?: never;
+        trace?: never;
+    };
     "/v1/credits/balance": {
         parameters: {
             query?: never;
@@ -74,19 +134,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read the account's settings (quiet hours, time zone) */
+        /** Read the account's settings (quiet hours, time zone, sender selection) */
         get: operations["account.settings"];
-        /** Change the account's settings (quiet hours, time zone) */
+        /** Change the account's settings (quiet hours, time zone, sender selection) */
         put: operations["account.update-settings"];
         post?: never;
         delete?: never;
         options?: never;
         /**
-         * Read the account's settings (quiet hours, time zone)
+         * Read the account's settings (quiet hours, time zone, sender selection)
          * @description The GET without its body: the same status and headers, Content-Length included.
          */
         head: operations["account.settings.head"];
-        /** Change the account's settings (quiet hours, time zone) */
+        /** Change the account's settings (quiet hours, time zone, sender selection) */
         patch: operations["account.update-settings.patch"];
         trace?: never;
     };
@@ -1815,12 +1875,22 @@ export interface components {
             QuietHoursEnd?: string;
             /** @description an IANA time zone name; `""` follows the service default again */
             TimeZone?: string;
+            /**
+             * @description `first`: the first Active number sends a message without `Number`; `pool`: the sender pool's choice
+             * @enum {string}
+             */
+            SenderSelection?: "first" | "pool";
         };
         /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         AccountSettings: {
             QuietHoursStart?: string;
             QuietHoursEnd?: string;
             TimeZone?: string;
+            /**
+             * @description `first` (default) or `pool` (docs/API.md §17)
+             * @enum {string}
+             */
+            SenderSelection?: "first" | "pool";
         };
         AccountBody: {
             /** @description 1 to 255 characters (required on create) */
@@ -1950,6 +2020,8 @@ export interface components {
             ContactId?: number | string;
             LastMessage?: components["schemas"]["Message"];
             Unread?: number;
+            /** @description the account's number the conversation uses: its newest message's */
+            Number?: string;
         };
         /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         CreditBalance: {
@@ -2205,12 +2277,47 @@ export interface components {
             /** @description 1: to the carrier before every Queued message of Priority 0; 0 (default) */
             Priority?: number | string;
         };
+        NumberLimitsBody: {
+            /** @description 0 to 100,000; 0: none */
+            MaxPerSecond?: number;
+            /** @description 0 to 2,147,483,647; 0: none */
+            MaxPerDay?: number;
+            /** @description 0 to 2,147,483,647; 0: none */
+            MaxRecipientsPerMonth?: number;
+        };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
+        NumberLimits: {
+            Number?: string;
+            Status_Id?: number;
+            Status_Description?: string;
+            Blocked_Date?: string | null;
+            /** @description messages from it handed to carriers per second; 0: none */
+            MaxPerSecond?: number;
+            /** @description messages queued from it per day of the service time zone; 0: none */
+            MaxPerDay?: number;
+            /** @description distinct recipients per calendar month of the service time zone; 0: none */
+            MaxRecipientsPerMonth?: number;
+        };
         /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         Number: {
             Number?: string;
             Status_Id?: number;
             Status_Description?: string;
             Blocked_Date?: string | null;
+        };
+        /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
+        NumberUsage: {
+            Number?: string;
+            /** @description messages from it handed to carriers per second; 0: none */
+            MaxPerSecond?: number;
+            /** @description messages queued from it per day of the service time zone; 0: none */
+            MaxPerDay?: number;
+            /** @description distinct recipients per calendar month of the service time zone; 0: none */
+            MaxRecipientsPerMonth?: number;
+            /** @description outbound messages queued from it today (the service time zone) */
+            MessagesToday?: number;
+            /** @description distinct recipients of its outbound messages this calendar month */
+            RecipientsThisMonth?: number;
         };
         /** @description Every property is sent, in this order, unless `fields=` names some: then only those. So none is `required`, and no other property is ever sent. */
         SmsPreview: {
@@ -2388,7 +2495,7 @@ export interface components {
                 "application/xml": components["schemas"]["Error"];
             };
         };
-        /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+        /** @description Not Found: `Object not found: {id}` (or the `number` as sent; missing, or owned by another account). */
         NotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2652,6 +2759,462 @@ export interface operations {
         };
     };
     "numbers.index.head": {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; clamped, never rejected */
+                page?: string;
+                /** @description page size, clamped to 1..100 (default 100) */
+                "per-page"?: string;
+                /** @description Response format; overrides Accept (API.md §2). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: `You are not allowed to perform this action.` The credential lacks the operation's scope (`x-scope`), or a request with the session cookie that is not GET or HEAD lacks the right `X-CSRF-Token` (docs/API.md §15). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "numbers.view": {
+        parameters: {
+            query: {
+                /** @description a number of the account: a short code, or a phone number in any common format */
+                number: string;
+                /** @description Response format; overrides Accept (API.md §2). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NumberLimits"];
+                    "application/xml": components["schemas"]["NumberLimits"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "numbers.view.head": {
+        parameters: {
+            query: {
+                /** @description a number of the account: a short code, or a phone number in any common format */
+                number: string;
+                /** @description Response format; overrides Accept (API.md §2). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: a required query parameter is missing (`Missing required parameters: id`), `id` is not an integer, the JSON body is invalid, or the Idempotency-Key is malformed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: `Your request was made with invalid credentials.` (access_token missing, unknown or revoked). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: `You are not allowed to perform this action.` The credential lacks the operation's scope (`x-scope`), or a request with the session cookie that is not GET or HEAD lacks the right `X-CSRF-Token` (docs/API.md §15). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found: `Object not found: {id}` (or the `number` as sent; missing, or owned by another account). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Method Not Allowed, with `Allow`. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Acceptable: `Accept` or `_format` names neither JSON nor XML (always a JSON body). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request-URI Too Long: the request target (path and query) is over 8,192 bytes. Answered before anything else is read, so always in JSON and without `Vary`. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Data Validation Failed: the first error of each field. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too Many Requests: `Rate limit exceeded.` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal Server Error: `An internal server error occurred.` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "numbers.update": {
+        parameters: {
+            query: {
+                /** @description a number of the account: a short code, or a phone number in any common format */
+                number: string;
+                /** @description Response format; overrides Accept (API.md §2). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NumberLimitsBody"];
+                "application/x-www-form-urlencoded": components["schemas"]["NumberLimitsBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NumberLimits"];
+                    "application/xml": components["schemas"]["NumberLimits"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "numbers.update.patch": {
+        parameters: {
+            query: {
+                /** @description a number of the account: a short code, or a phone number in any common format */
+                number: string;
+                /** @description Response format; overrides Accept (API.md §2). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NumberLimitsBody"];
+                "application/x-www-form-urlencoded": components["schemas"]["NumberLimitsBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NumberLimits"];
+                    "application/xml": components["schemas"]["NumberLimits"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "numbers.usage": {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; clamped, never rejected */
+                page?: string;
+                /** @description page size, clamped to 1..100 (default 100) */
+                "per-page"?: string;
+                /** @description Response format; overrides Accept (API.md §2). */
+                _format?: components["parameters"]["format"];
+                /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
+                fields?: components["parameters"]["fields"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Pagination-Total-Count": components["headers"]["X-Pagination-Total-Count"];
+                    "X-Pagination-Page-Count": components["headers"]["X-Pagination-Page-Count"];
+                    "X-Pagination-Current-Page": components["headers"]["X-Pagination-Current-Page"];
+                    "X-Pagination-Per-Page": components["headers"]["X-Pagination-Per-Page"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NumberUsage"][];
+                    "application/xml": components["schemas"]["NumberUsage"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            414: components["responses"]["URITooLong"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    "numbers.usage.head": {
         parameters: {
             query?: {
                 /** @description 1-based page number; clamped, never rejected */
@@ -4010,7 +4573,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            /** @description Not Found: `Object not found: {id}` (or the `number` as sent; missing, or owned by another account). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4199,7 +4762,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            /** @description Not Found: `Object not found: {id}` (or the `number` as sent; missing, or owned by another account). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5005,7 +5568,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            /** @description Not Found: `Object not found: {id}` (or the `number` as sent; missing, or owned by another account). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5512,7 +6075,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            /** @description Not Found: `Object not found: {id}` (or the `number` as sent; missing, or owned by another account). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5613,6 +6176,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             414: components["responses"]["URITooLong"];
@@ -5679,6 +6243,19 @@ export interface operations {
                     "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found: `Object not found: {id}` (or the `number` as sent; missing, or owned by another account). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Vary: components["headers"]["Vary"];
+                    "X-Rate-Limit-Limit": components["headers"]["X-Rate-Limit-Limit"];
+                    "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
+                    "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6154,7 +6731,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            /** @description Not Found: `Object not found: {id}` (or the `number` as sent; missing, or owned by another account). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6514,7 +7091,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            /** @description Not Found: `Object not found: {id}` (or the `number` as sent; missing, or owned by another account). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7164,7 +7741,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            /** @description Not Found: `Object not found: {id}` (or the `number` as sent; missing, or owned by another account). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7732,7 +8309,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            /** @description Not Found: `Object not found: {id}` (or the `number` as sent; missing, or owned by another account). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8411,7 +8988,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            /** @description Not Found: `Object not found: {id}` (or the `number` as sent; missing, or owned by another account). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9154,7 +9731,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            /** @description Not Found: `Object not found: {id}` (or the `number` as sent; missing, or owned by another account). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9423,7 +10000,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            /** @description Not Found: `Object not found: {id}` (or the `number` as sent; missing, or owned by another account). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9836,7 +10413,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            /** @description Not Found: `Object not found: {id}` (or the `number` as sent; missing, or owned by another account). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10388,7 +10965,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            /** @description Not Found: `Object not found: {id}` (or the `number` as sent; missing, or owned by another account). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10790,7 +11367,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            /** @description Not Found: `Object not found: {id}` (or the `number` as sent; missing, or owned by another account). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11179,7 +11756,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            /** @description Not Found: `Object not found: {id}` (or the `number` as sent; missing, or owned by another account). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11795,7 +12372,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            /** @description Not Found: `Object not found: {id}` (or the `number` as sent; missing, or owned by another account). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12734,7 +13311,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not Found: `Object not found: {id}` (missing, or owned by another account). */
+            /** @description Not Found: `Object not found: {id}` (or the `number` as sent; missing, or owned by another account). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

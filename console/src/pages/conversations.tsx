@@ -4,6 +4,7 @@ import type { Api } from '../api.ts';
 import { placeHref, usePlace } from '../route.ts';
 import { MessageField, tooLong } from './compose-text.tsx';
 import { ErrorLine, Pager, submit, usePagedList } from './list.tsx';
+import { numberText } from './numbers.tsx';
 import { When } from './ui.tsx';
 
 type Message = components['schemas']['Message'];
@@ -16,7 +17,8 @@ const MESSAGES_PER_PAGE = '20';
 
 /**
  * Conversations: one thread per number in both directions, newest thread first, with its unread
- * count (sms/conversations, paged, the page in the URL); the open thread is the URL's record
+ * count and the account's number it uses (`Number`, docs/API.md §17: that of its newest message)
+ * (sms/conversations, paged, the page in the URL); the open thread is the URL's record
  * (`#/conversations/<number>`): that number's messages (sms/index?MobilePhone=, paged, newest page
  * first) and a reply box. Opening a thread marks it read (sms/mark-read). Both are asked again
  * every few seconds while open, so statuses and new texts show without a reload.
@@ -53,6 +55,12 @@ function ThreadList(props: { api: Api }) {
               <span class="hint">
                 {t.ContactId !== '' && t.ContactId !== undefined ? 'contact · ' : ''}
                 <When value={t.LastMessage?.DateCreated} />
+                {t.Number !== undefined && t.Number !== '' && (
+                  <>
+                    {' · on '}
+                    <span data-testid="thread-number">{numberText(t.Number)}</span>
+                  </>
+                )}
               </span>
               <p class="text">
                 {t.LastMessage?.Direction === 'Inbound' ? 'They: ' : 'You: '}

@@ -14,21 +14,44 @@ function timeZones(): string[] {
   }
 }
 
+/** The sender selections (docs/API.md §17) with what each does, in one line. */
+const SELECTIONS: readonly { value: 'first' | 'pool'; label: string; words: string }[] = [
+  { value: 'first', label: 'First number', words: 'A message without a number goes from the first Active number.' },
+  {
+    value: 'pool',
+    label: 'Sender pool',
+    words:
+      "Each message gets a number when it is queued: the one the recipient last exchanged a message with, else a local one, else any, never past a number's limits.",
+  },
+];
+
 /**
  * Account settings (docs/API.md §14.3.4, account/settings): the quiet hours, during which messages
  * wait, Queued, until they end in the recipient's local time, and the account's time zone (used for
- * recipients whose country has several). Both hours go together; both empty clear them.
+ * recipients whose country has several). Both hours go together; both empty clear them. And which
+ * number sends a message given none (`SenderSelection`, docs/API.md §17): the first Active number,
+ * or the sender pool.
  */
 export function AccountSettings(props: { api: Api }) {
   const { api } = props;
   const [settings, setSettings] = useState<Required<Settings> | undefined>();
-  const [draft, setDraft] = useState<Required<Settings>>({ QuietHoursStart: '', QuietHoursEnd: '', TimeZone: '' });
+  const [draft, setDraft] = useState<Required<Settings>>({
+    QuietHoursStart: '',
+    QuietHoursEnd: '',
+    TimeZone: '',
+    SenderSelection: 'first',
+  });
   const [error, setError] = useState<string | undefined>();
   const [saved, setSaved] = useState(false);
   const writable = api.can('account:write');
 
   const show = (data: Settings) => {
-    const all = { QuietHoursStart: data.QuietHoursStart ?? '', QuietHoursEnd: data.QuietHoursEnd ?? '', TimeZone: data.TimeZone ?? '' };
+    const all = {
+      QuietHoursStart: data.QuietHoursStart ?? '',
+      QuietHoursEnd: data.QuietHoursEnd ?? '',
+      TimeZone: data.TimeZone ?? '',
+      SenderSelection: data.SenderSelection ?? 'first',
+    };
     setSettings(all);
     setDraft(all);
   };
@@ -61,7 +84,7 @@ export function AccountSettings(props: { api: Api }) {
       <h1>Account settings</h1>
       <form
         class="compose card"
-        aria-label="Quiet hours"
+        aria-label="Account settings"
         onSubmit={(e) => {
           e.preventDefault();
           setSaved(false);
@@ -115,6 +138,28 @@ export function AccountSettings(props: { api: Api }) {
           <p class="hint" id="time-zone-hint">
             An IANA name such as America/New_York: used for recipients in countries with several time zones, and numbers without a country.
           </p>
+        </fieldset>
+        <h2>Sending number</h2>
+        <fieldset class="plain" disabled={!writable}>
+          <legend>Which number sends a message given none</legend>
+          {SELECTIONS.map((o) => (
+            <div key={o.value}>
+              <label class="check">
+                <input
+                  type="radio"
+                  name="sender-selection"
+                  value={o.value}
+                  checked={draft.SenderSelection === o.value}
+                  aria-describedby={`sender-${o.value}-hint`}
+                  onChange={() => setDraft({ ...draft, SenderSelection: o.value })}
+                />
+                {o.label}
+              </label>
+              <p class="hint" id={`sender-${o.value}-hint`}>
+                {o.words}
+              </p>
+            </div>
+          ))}
         </fieldset>
         <ErrorLine error={error} />
         {saved && (

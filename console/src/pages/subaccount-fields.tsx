@@ -1,6 +1,8 @@
 /**
  * The two quota inputs of a sub-account (docs/API.md §16.1 `MaxPerSecond`, `MaxPerDay`), shared by
- * the create form and a sub-account's edit form: ids `{prefix}-per-second` and `{prefix}-per-day`.
+ * the create form and a sub-account's edit form: ids `{prefix}-per-second` and `{prefix}-per-day`;
+ * with `setPerMonth`, a third for a number's `MaxRecipientsPerMonth` (docs/API.md §17, the numbers
+ * page): id `{prefix}-per-month`.
  */
 import { FieldMessage, type FormErrors } from './fields.tsx';
 
@@ -11,12 +13,21 @@ interface QuotaInputsProps {
   setPerSecond: (v: string) => void;
   perDay: string;
   setPerDay: (v: string) => void;
+  /** A number's distinct recipients a month (shown only with `setPerMonth`). */
+  perMonth?: string;
+  setPerMonth?: (v: string) => void;
   /** The id of a hint that describes both inputs while they have no error. */
   hintId?: string;
 }
 
 export function QuotaInputs(props: QuotaInputsProps) {
-  const one = (field: 'MaxPerSecond' | 'MaxPerDay', id: string, label: string, value: string, set: (v: string) => void) => {
+  const one = (
+    field: 'MaxPerSecond' | 'MaxPerDay' | 'MaxRecipientsPerMonth',
+    id: string,
+    label: string,
+    value: string,
+    set: (v: string) => void,
+  ) => {
     const aria = props.form.aria(field, id);
     return (
       <div>
@@ -37,6 +48,8 @@ export function QuotaInputs(props: QuotaInputsProps) {
     <>
       {one('MaxPerSecond', `${props.prefix}-per-second`, 'Max messages per second', props.perSecond, props.setPerSecond)}
       {one('MaxPerDay', `${props.prefix}-per-day`, 'Max messages per day', props.perDay, props.setPerDay)}
+      {props.setPerMonth !== undefined &&
+        one('MaxRecipientsPerMonth', `${props.prefix}-per-month`, 'Max recipients per month', props.perMonth ?? '', props.setPerMonth)}
     </>
   );
 }

@@ -61,7 +61,7 @@ export const SUBACCOUNT_HELP: FieldHelp = {
   MaxPerSecond: {
     'Max Per Second must be an integer.': 'Write a whole number of messages a second, or 0 for no limit of its own.',
     'Max Per Second must be no less than 0.': 'Write 0 (no limit of its own) or more.',
-    'Max Per Second must be no greater than 100000.': 'At most 100,000 messages a second.',
+    'Max Per Second must be no greater than 100,000.': 'At most 100,000 messages a second.',
   },
   MaxPerDay: {
     'Max Per Day must be an integer.': 'Write a whole number of messages a day, or 0 for no limit of its own.',

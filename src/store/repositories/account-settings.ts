@@ -12,12 +12,15 @@ import type { Db } from '../types.ts';
 /** A stored settings row (no row: the defaults, `DEFAULT_SETTINGS`). */
 export type AccountSettingsRow = Pick<Row<'account_settings'>, 'account_id' | 'quiet_start' | 'quiet_end' | 'time_zone'>;
 
-const COLUMNS = ['account_id', 'quiet_start', 'quiet_end', 'time_zone'] as const;
+/** A stored settings row with the account's SenderSelection (API.md §17), as the settings operations read it. */
+export type FullAccountSettingsRow = AccountSettingsRow & Pick<Row<'account_settings'>, 'sender_selection'>;
+
+const COLUMNS = ['account_id', 'quiet_start', 'quiet_end', 'time_zone', 'sender_selection'] as const;
 
 const one = prepareQuery((db, accountId: number) => db.selectFrom('account_settings').select(COLUMNS).where('account_id', '=', accountId));
 
 /** The account's settings row, if it ever saved one. */
-export function findSettings(db: Db, accountId: number): Promise<AccountSettingsRow | undefined> {
+export function findSettings(db: Db, accountId: number): Promise<FullAccountSettingsRow | undefined> {
   return one.first(db, accountId);
 }
 
@@ -49,10 +52,16 @@ export async function findSettingsMany(db: Db, accountIds: readonly number[], lo
 export async function saveSettings(
   db: Db,
   accountId: number,
-  s: { quietStart: string | null; quietEnd: string | null; timeZone: string | null },
+  s: { quietStart: string | null; quietEnd: string | null; timeZone: string | null; senderSelection: 'first' | 'pool' },
   now: number,
 ): Promise<void> {
-  const values = { quiet_start: s.quietStart, quiet_end: s.quietEnd, time_zone: s.timeZone, updated_at: now };
+  const values = {
+    quiet_start: s.quietStart,
+    quiet_end: s.quietEnd,
+    time_zone: s.timeZone,
+    sender_selection: s.senderSelection,
+    updated_at: now,
+  };
   await db
     .insertInto('account_settings')
     .values({ account_id: accountId, ...values })

@@ -2,7 +2,9 @@
  * `GET` and `PUT|PATCH /v1/account/settings` (API.md §14.3.4) on each store: the defaults, the
  * effective TimeZone, changes of only the fields sent, the pairing of the two hours (the stored
  * value of the other counts), every 422 with its message in JSON and XML, non-string values, the
- * 405 with Allow, HEAD, form bodies, and "a failed write changes nothing".
+ * 405 with Allow, HEAD, form bodies, and "a failed write changes nothing"; `SenderSelection`
+ * (API.md §17): `first` by default, `pool`, and anything else `Sender Selection is invalid.`, after
+ * the other fields' errors.
  */
 import assert from 'node:assert/strict';
 import { buildTestApp, type TestApp } from '../../helpers/app.ts';
@@ -28,14 +30,14 @@ storeTest('GET account/settings: the defaults (no hours, the service zone), JSON
   const demo = await ctx.seed();
   for (const wire of WIRES) {
     const res = await call(ctx.app, { path: PATH, token: demo.token, wire });
-    assertBody(res, wire, 200, { QuietHoursStart: '', QuietHoursEnd: '', TimeZone: 'Europe/Paris' });
+    assertBody(res, wire, 200, { QuietHoursStart: '', QuietHoursEnd: '', TimeZone: 'Europe/Paris', SenderSelection: 'first' });
   }
   const json = await call(ctx.app, { path: PATH, token: demo.token });
-  assert.equal(json.body, '{"QuietHoursStart":"","QuietHoursEnd":"","TimeZone":"Europe/Paris"}');
+  assert.equal(json.body, '{"QuietHoursStart":"","QuietHoursEnd":"","TimeZone":"Europe/Paris","SenderSelection":"first"}');
   const xml = await call(ctx.app, { path: PATH, token: demo.token, wire: 'xml' });
   assert.equal(
     xml.body,
-    '<?xml version="1.0" encoding="UTF-8"?>\n<response><QuietHoursStart></QuietHoursStart><QuietHoursEnd></QuietHoursEnd><TimeZone>Europe/Paris</TimeZone></response>\n',
+    '<?xml version="1.0" encoding="UTF-8"?>\n<response><QuietHoursStart></QuietHoursStart><QuietHoursEnd></QuietHoursEnd><TimeZone>Europe/Paris</TimeZone><SenderSelection>first</SenderSelection></response>\n',
   );
   const head = await call(ctx.app, { method: 'HEAD', path: PATH, token: demo.token });
   assert.equal(head.statusCode, 200);
@@ -63,32 +65,49 @@ storeTest('PUT and PATCH change only the fields sent; "" clears both hours; Time
   const demo = await ctx.seed();
   const other = await ctx.seed('Other account');
   let res = await put(ctx, demo.token, { QuietHoursStart: '22:00', QuietHoursEnd: '07:00' });
-  assertBody(res, 'json', 200, { QuietHoursStart: '22:00', QuietHoursEnd: '07:00', TimeZone: 'UTC' });
+  assertBody(res, 'json', 200, { QuietHoursStart: '22:00', QuietHoursEnd: '07:00', TimeZone: 'UTC', SenderSelection: 'first' });
   res = await put(ctx, demo.token, { TimeZone: 'America/New_York' }, 'xml', 'PATCH');
-  assertBody(res, 'xml', 200, { QuietHoursStart: '22:00', QuietHoursEnd: '07:00', TimeZone: 'America/New_York' });
+  assertBody(res, 'xml', 200, { QuietHoursStart: '22:00', QuietHoursEnd: '07:00', TimeZone: 'America/New_York', SenderSelection: 'first' });
   // One hour alone: the other keeps its stored value.
   res = await put(ctx, demo.token, { QuietHoursEnd: '06:30' });
-  assertBody(res, 'json', 200, { QuietHoursStart: '22:00', QuietHoursEnd: '06:30', TimeZone: 'America/New_York' });
+  assertBody(res, 'json', 200, {
+    QuietHoursStart: '22:00',
+    QuietHoursEnd: '06:30',
+    TimeZone: 'America/New_York',
+    SenderSelection: 'first',
+  });
   res = await put(ctx, demo.token, { QuietHoursStart: '23:15' }, 'xml-param');
-  assertBody(res, 'xml-param', 200, { QuietHoursStart: '23:15', QuietHoursEnd: '06:30', TimeZone: 'America/New_York' });
+  assertBody(res, 'xml-param', 200, {
+    QuietHoursStart: '23:15',
+    QuietHoursEnd: '06:30',
+    TimeZone: 'America/New_York',
+    SenderSelection: 'first',
+  });
   assert.deepEqual(await settingsRow(ctx, demo.account.id), { quiet_start: '23:15', quiet_end: '06:30', time_zone: 'America/New_York' });
   // GET shows the same; the other account is untouched.
   assertBody(await call(ctx.app, { path: PATH, token: demo.token }), 'json', 200, {
     QuietHoursStart: '23:15',
     QuietHoursEnd: '06:30',
     TimeZone: 'America/New_York',
+    SenderSelection: 'first',
   });
   assertBody(await call(ctx.app, { path: PATH, token: other.token }), 'json', 200, {
     QuietHoursStart: '',
     QuietHoursEnd: '',
     TimeZone: 'UTC',
+    SenderSelection: 'first',
   });
   // An empty body and unknown fields change nothing.
   res = await put(ctx, demo.token, { Foo: 'bar' });
-  assertBody(res, 'json', 200, { QuietHoursStart: '23:15', QuietHoursEnd: '06:30', TimeZone: 'America/New_York' });
+  assertBody(res, 'json', 200, {
+    QuietHoursStart: '23:15',
+    QuietHoursEnd: '06:30',
+    TimeZone: 'America/New_York',
+    SenderSelection: 'first',
+  });
   // Both "" (or null) clear them; TimeZone "" returns to the service default (stored NULL).
   res = await put(ctx, demo.token, { QuietHoursStart: '', QuietHoursEnd: null, TimeZone: '' });
-  assertBody(res, 'json', 200, { QuietHoursStart: '', QuietHoursEnd: '', TimeZone: 'UTC' });
+  assertBody(res, 'json', 200, { QuietHoursStart: '', QuietHoursEnd: '', TimeZone: 'UTC', SenderSelection: 'first' });
   assert.deepEqual(await settingsRow(ctx, demo.account.id), { quiet_start: null, quiet_end: null, time_zone: null });
   // A form body (API.md §3.2).
   const form = await call(ctx.app, {
@@ -98,13 +117,14 @@ storeTest('PUT and PATCH change only the fields sent; "" clears both hours; Time
     rawBody: 'QuietHoursStart=21%3A00&QuietHoursEnd=08%3A00&TimeZone=Asia%2FTokyo',
     contentType: 'application/x-www-form-urlencoded',
   });
-  assertBody(form, 'json', 200, { QuietHoursStart: '21:00', QuietHoursEnd: '08:00', TimeZone: 'Asia/Tokyo' });
+  assertBody(form, 'json', 200, { QuietHoursStart: '21:00', QuietHoursEnd: '08:00', TimeZone: 'Asia/Tokyo', SenderSelection: 'first' });
   // Valid names: links, UTC, Etc/GMT+5.
   for (const zone of ['UTC', 'Etc/GMT+5', 'Asia/Calcutta', 'US/Eastern', 'Europe/Busingen']) {
     assertBody(await put(ctx, demo.token, { TimeZone: zone }), 'json', 200, {
       QuietHoursStart: '21:00',
       QuietHoursEnd: '08:00',
       TimeZone: zone,
+      SenderSelection: 'first',
     });
   }
 });
@@ -215,5 +235,84 @@ storeTest('PUT account/settings: the stored value of the other hour counts (chan
     QuietHoursStart: '01:00',
     QuietHoursEnd: '07:00',
     TimeZone: 'Asia/Tokyo',
+    SenderSelection: 'first',
+  });
+});
+
+storeTest('SenderSelection (API.md §17): first by default, pool and back, kept with the other fields; JSON, XML and a form', async (t) => {
+  const ctx = await buildTestApp(t);
+  const demo = await ctx.seed();
+  const other = await ctx.seed('Other account');
+  const record = (selection: string, hours: [string, string] = ['', ''], zone = 'UTC') => ({
+    QuietHoursStart: hours[0],
+    QuietHoursEnd: hours[1],
+    TimeZone: zone,
+    SenderSelection: selection,
+  });
+  assertBody(await call(ctx.app, { path: PATH, token: demo.token }), 'json', 200, record('first'));
+  assertBody(await put(ctx, demo.token, { SenderSelection: 'pool' }), 'json', 200, record('pool'));
+  const stored = async () =>
+    (
+      await ctx.store.db
+        .selectFrom('account_settings')
+        .select('sender_selection')
+        .where('account_id', '=', demo.account.id)
+        .executeTakeFirst()
+    )?.sender_selection;
+  assert.equal(await stored(), 'pool');
+  for (const wire of WIRES) assertBody(await call(ctx.app, { path: PATH, token: demo.token, wire }), wire, 200, record('pool'));
+  assertBody(await call(ctx.app, { path: PATH, token: other.token }), 'json', 200, record('first'));
+  // The other fields change without it; it changes without them.
+  assertBody(
+    await put(ctx, demo.token, { QuietHoursStart: '22:00', QuietHoursEnd: '07:00' }, 'xml'),
+    'xml',
+    200,
+    record('pool', ['22:00', '07:00']),
+  );
+  assertBody(
+    await put(ctx, demo.token, { SenderSelection: 'first', TimeZone: 'Asia/Tokyo' }, 'xml-param', 'PATCH'),
+    'xml-param',
+    200,
+    record('first', ['22:00', '07:00'], 'Asia/Tokyo'),
+  );
+  assert.equal(await stored(), 'first');
+  const form = await call(ctx.app, {
+    method: 'PATCH',
+    path: PATH,
+    token: demo.token,
+    rawBody: 'SenderSelection=pool',
+    contentType: 'application/x-www-form-urlencoded',
+  });
+  assertBody(form, 'json', 200, record('pool', ['22:00', '07:00'], 'Asia/Tokyo'));
+  assert.equal(await stored(), 'pool');
+});
+
+storeTest('SenderSelection: anything but first or pool is 422 Sender Selection is invalid., listed last; nothing changes', async (t) => {
+  const ctx = await buildTestApp(t);
+  const demo = await ctx.seed();
+  const invalid = fieldError('SenderSelection', 'Sender Selection is invalid.');
+  for (const value of ['POOL', 'Pool', ' pool', 'pool ', 'random', 'sticky', '', null, 1, 0, true, ['pool'], { pool: 1 }]) {
+    for (const wire of ['json', 'xml'] as const) assert422(await put(ctx, demo.token, { SenderSelection: value }, wire), [invalid], wire);
+  }
+  assert.equal(await settingsRow(ctx, demo.account.id), undefined, 'nothing saved');
+  // Its error comes after those of the other fields, whatever the body's order.
+  assert422(await put(ctx, demo.token, { SenderSelection: 'x', TimeZone: 'Nowhere', QuietHoursStart: '7:00' }), [
+    fieldError('QuietHoursStart', 'The format of Quiet Hours Start is invalid.'),
+    fieldError('QuietHoursEnd', 'Quiet Hours End cannot be blank.'),
+    fieldError('TimeZone', 'Time Zone is invalid.'),
+    invalid,
+  ]);
+  // A valid SenderSelection beside an invalid field is not saved either.
+  assert422(
+    await put(ctx, demo.token, { SenderSelection: 'pool', TimeZone: 'Nowhere' }, 'xml'),
+    [fieldError('TimeZone', 'Time Zone is invalid.')],
+    'xml',
+  );
+  assert.equal(await settingsRow(ctx, demo.account.id), undefined);
+  assertBody(await call(ctx.app, { path: PATH, token: demo.token }), 'json', 200, {
+    QuietHoursStart: '',
+    QuietHoursEnd: '',
+    TimeZone: 'UTC',
+    SenderSelection: 'first',
   });
 });

@@ -3,7 +3,8 @@
  * account has sent to or received from (whichever of its numbers), newest thread first across
  * inbound and outbound, LastMessage exactly as sms/view shows it, ContactId `""` or the contact's
  * id, Unread and mark-read (any number format, 204, the 422s in JSON and XML, Idempotency-Key,
- * a number with no conversation), pagination, isolation between accounts, no `id` rules, the
+ * a number with no conversation), `Number` (API.md §17: the account number of the thread's newest
+ * message, last in the record), pagination, isolation between accounts, no `id` rules, the
  * threads of messages that existed before migration 017 (its backfill), and a property test
  * against an oracle computed from the message list.
  */
@@ -82,14 +83,15 @@ async function markRead(ctx: TestApp, token: string, phone: string, wire: Wire =
 async function expected(ctx: TestApp, accountId: number, marks: ReadonlyMap<string, number> = new Map()) {
   const rows = await ctx.store.db
     .selectFrom('messages')
-    .select(['id', 'direction', 'mobile_phone'])
+    .select(['id', 'direction', 'mobile_phone', 'number'])
     .where('account_id', '=', accountId)
     .orderBy('id')
     .execute();
-  const threads = new Map<string, { last: number; unread: number }>();
+  const threads = new Map<string, { last: number; unread: number; number: string }>();
   for (const r of rows) {
-    const t = threads.get(r.mobile_phone) ?? { last: 0, unread: 0 };
+    const t = threads.get(r.mobile_phone) ?? { last: 0, unread: 0, number: '' };
     t.last = r.id;
+    t.number = r.number;
     if (r.direction === 2 && r.id > (marks.get(r.mobile_phone) ?? 0)) t.unread++;
     threads.set(r.mobile_phone, t);
   }
@@ -101,7 +103,13 @@ async function expected(ctx: TestApp, accountId: number, marks: ReadonlyMap<stri
       .where('account_id', '=', accountId)
       .where('number', '=', phone)
       .executeTakeFirst();
-    out.push({ MobilePhone: phone, ContactId: contact?.id ?? '', LastMessage: await messageFromDb(ctx, t.last), Unread: t.unread });
+    out.push({
+      MobilePhone: phone,
+      ContactId: contact?.id ?? '',
+      LastMessage: await messageFromDb(ctx, t.last),
+      Unread: t.unread,
+      Number: t.number,
+    });
   }
   return out;
 }
@@ -176,6 +184,43 @@ storeTest(
     assert.equal(head.statusCode, 200);
     assert.equal(head.body, '');
     assert.equal(head.headers['x-pagination-total-count'], '3');
+  },
+);
+
+storeTest(
+  'sms/conversations: Number is the account number of the thread’s newest message, last in the record (JSON and XML)',
+  async (t) => {
+    const ctx = await buildTestApp(t);
+    const demo = await ctx.seed();
+    const numbers = (list: { MobilePhone: string; Number: string }[]) => list.map((c) => [c.MobilePhone, c.Number]);
+    const listed = async () => JSON.parse((await listAll(ctx, demo.token)).body) as { MobilePhone: string; Number: string }[];
+    await send(ctx, demo.token, { MobilePhone: '+15551230001', Number: '55155' });
+    await send(ctx, demo.token, { MobilePhone: '+15551230002', Number: '15550100001' });
+    assert.deepEqual(numbers(await listed()), [
+      ['15551230002', '15550100001'],
+      ['15551230001', '55155'],
+    ]);
+    // An inbound text to the other number moves the thread to it; a reply from the first moves it back.
+    await receive(ctx, demo.token, '+15551230001', '15550100001');
+    assert.deepEqual(numbers(await listed()), [
+      ['15551230001', '15550100001'],
+      ['15551230002', '15550100001'],
+    ]);
+    await send(ctx, demo.token, { MobilePhone: '+15551230001', Number: '55155' });
+    const all = await listed();
+    assert.deepEqual(numbers(all), [
+      ['15551230001', '55155'],
+      ['15551230002', '15550100001'],
+    ]);
+    assert.deepEqual(Object.keys(all[0]!), ['MobilePhone', 'ContactId', 'LastMessage', 'Unread', 'Number']);
+    assert.deepEqual(all, await expected(ctx, demo.account.id));
+    const xml = await listAll(ctx, demo.token, 'xml');
+    assert.match(
+      xml.body,
+      /<\/LastMessage><Unread>1<\/Unread><Number>55155<\/Number><\/item><item><MobilePhone>15551230002<\/MobilePhone>/,
+    );
+    const picked = await listAll(ctx, demo.token, 'json', 'fields=Number,MobilePhone&per-page=1');
+    assert.equal(picked.body, '[{"MobilePhone":"15551230001","Number":"55155"}]');
   },
 );
 

@@ -6,7 +6,8 @@ import { defineOperation } from '../../operation.ts';
 
 /**
  * sms/conversations (API.md §14.4.1): one Conversation record per phone number the account has
- * sent to or received from, newest thread first (its last message's Id descending), paginated
+ * sent to or received from (with the account number it uses, API.md §17), newest thread first
+ * (its last message's Id descending), paginated
  * (API.md §5). No filter: nothing to reject but the page parameters, which are clamped.
  */
 export const smsConversations = defineOperation({
