@@ -25,6 +25,12 @@ import { Worker } from 'node:worker_threads';
 export interface Checkpointer {
   /** Stops the thread (its connection is closed). Idempotent. */
   close(): Promise<void>;
+  /**
+   * The number of checkpoints the thread has completed so far; 0 before its first and after it
+   * stopped. Lets a test wait for a round instead of guessing at the scheduler (time in ms is not
+   * a promise of a round on a loaded machine).
+   */
+  rounds(): Promise<number>;
 }
 
 /**
@@ -75,7 +81,10 @@ export function startCheckpointer(path: string, intervalMs: number, onLost: (err
   worker.unref();
   let closing = false;
   let lost = false;
+  // Callers of rounds() waiting for the thread's answer, oldest first; answered 0 if it goes.
+  const waiting: ((rounds: number) => void)[] = [];
   const lose = (err?: Error) => {
+    for (const answer of waiting.splice(0)) answer(0);
     if (closing || lost) return;
     lost = true;
     onLost(err);
@@ -83,7 +92,15 @@ export function startCheckpointer(path: string, intervalMs: number, onLost: (err
   worker.on('error', (err) => lose(err));
   worker.on('exit', () => lose());
   let closed: Promise<void> | undefined;
+  worker.on('message', (message: { rounds: number }) => waiting.shift()?.(message.rounds));
   return {
+    rounds() {
+      if (closing || lost) return Promise.resolve(0);
+      return new Promise<number>((resolve) => {
+        waiting.push(resolve);
+        worker.postMessage('stats');
+      });
+    },
     close() {
       if (closed) return closed;
       closing = true;

@@ -24,8 +24,17 @@ export interface Store {
 // The better-sqlite3 connection behind each SQLite store's Kysely handle, for the store's own
 // fast paths (src/store/prepared.ts, src/store/bulk.ts). Never handed outside src/store.
 const sqliteHandles = new WeakMap<object, SQLite.Database>();
+const checkpointers = new WeakMap<object, Checkpointer>();
 const statementCaches = new WeakMap<SQLite.Database, Map<string, SQLite.Statement>>();
 const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * The checkpoints completed so far by the checkpoint thread of this SQLite store
+ * (src/store/checkpointer.ts); undefined when the store has no such thread.
+ */
+export function checkpointRounds(db: object): Promise<number> | undefined {
+  return checkpointers.get(db)?.rounds();
+}
 
 /**
  * The better-sqlite3 connection behind `db` when `db` is a SQLite store's root handle (not a
@@ -102,6 +111,7 @@ export function openStore(config: DatabaseConfig): Store {
     const database = { prepare: (sql: string) => sqliteStatementFor(sql, cachedStatement(sqlite, sql)), close: () => sqlite.close() };
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
     sqliteHandles.set(db, sqlite);
+    if (checkpointer) checkpointers.set(db, checkpointer);
     let closed = false;
     return {
       db,

@@ -9,20 +9,28 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { openStore, sqliteHandle, type Store } from '../../src/store/db.ts';
+import { checkpointRounds, openStore, sqliteHandle, type Store } from '../../src/store/db.ts';
 import { loadConfig } from '../../src/config.ts';
 import { storeTest } from '../helpers/stores.ts';
 
 // [sqlite] cases only ({ stores: ['sqlite'] }): SQLite WAL checkpoints.
 
+/** Writes 20 bursts of 150 commits of ~2 KB; returns the WAL file's size in bytes after them. */
 async function writeBursts(store: Store, file: string): Promise<number> {
   const sqlite = sqliteHandle(store.db)!;
   sqlite.exec('create table if not exists t (id integer primary key, v text)');
   const insert = sqlite.prepare('insert into t (v) values (?)');
   for (let burst = 0; burst < 20; burst++) {
     for (let i = 0; i < 150; i++) insert.run('x'.repeat(2000));
-    // Room for the thread's round between bursts (it never blocks these writes).
-    await new Promise((r) => setTimeout(r, 30));
+    // Room for the thread's round between bursts (it never blocks these writes). With a thread,
+    // wait (bounded) until it has completed a round after the burst: a loaded machine may not
+    // schedule it within any fixed time, and this test is about where checkpoints run, not speed.
+    const before = await checkpointRounds(store.db);
+    for (let waited = 0; before !== undefined && waited < 2000; waited += 10) {
+      await new Promise((r) => setTimeout(r, 10));
+      if ((await checkpointRounds(store.db))! > before) break;
+    }
+    if (before === undefined) await new Promise((r) => setTimeout(r, 30));
   }
   return statSync(`${file}-wal`).size;
 }
