@@ -109,21 +109,48 @@ export async function knownRecipients(
 const CHUNK = 5000;
 
 /**
+ * The number of each conversation's newest message when it was created at or after `since`, or
+ * null. A correlated subquery, not a join: the plan must start from the conversations' primary key
+ * (account, recipient) and read one message by id. As a join, SQLite (no statistics) started from
+ * the account's messages of the last 30 days instead: a cost that grew with the account's volume on
+ * every send (bench/sender-pool.ts (c1)).
+ */
+function stickyOf(db: Db, since: number) {
+  return db
+    .selectFrom('conversations as c')
+    .select((eb) => [
+      'c.mobile_phone',
+      eb
+        .selectFrom('messages as m')
+        .select('m.number')
+        .whereRef('m.account_id', '=', 'c.account_id')
+        .whereRef('m.id', '=', 'c.last_message_id')
+        .where('m.created_at', '>=', since)
+        .as('number'),
+    ]);
+}
+
+const stickyOne = prepareQuery((db, accountId: number, recipient: string, since: number) =>
+  stickyOf(db, since).where('c.account_id', '=', accountId).where('c.mobile_phone', '=', recipient),
+);
+
+/**
  * The sticky number of each recipient (digits) whose thread's newest message was created at or
  * after `since` (epoch seconds): the account number that message went from or came to.
  */
 export async function stickyNumbers(db: Db, accountId: number, recipients: readonly string[], since: number): Promise<Map<string, string>> {
   const out = new Map<string, string>();
+  if (recipients.length === 1) {
+    const row = await stickyOne.first(db, accountId, recipients[0]!, since);
+    if (row?.number) out.set(row.mobile_phone, row.number);
+    return out;
+  }
   for (let i = 0; i < recipients.length; i += CHUNK) {
-    const rows = await db
-      .selectFrom('conversations as c')
-      .innerJoin('messages as m', (j) => j.onRef('m.account_id', '=', 'c.account_id').onRef('m.id', '=', 'c.last_message_id'))
-      .select(['c.mobile_phone', 'm.number'])
+    const rows = await stickyOf(db, since)
       .where('c.account_id', '=', accountId)
       .where('c.mobile_phone', 'in', jsonTexts(db, JSON.stringify(recipients.slice(i, i + CHUNK))))
-      .where('m.created_at', '>=', since)
       .execute();
-    for (const r of rows) out.set(r.mobile_phone, r.number);
+    for (const r of rows) if (r.number) out.set(r.mobile_phone, r.number);
   }
   return out;
 }
