@@ -1,6 +1,8 @@
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js';
 import { parseSmppUrl } from './lib/smpp-url.ts';
+import { isForbiddenAddress } from './lib/ssrf.ts';
 import {
   CarrierSettingError,
   parseCarriers,
@@ -282,7 +284,7 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
   { name: 'MSGSVC_CARRIERS', group: 'Carriers and routing', kind: 'text', fallback: undefined, values: 'comma-separated `name=URL`: `smpp://`, `smpps://`, `twilio://SID:TOKEN@host`, `twilio+http://…@host:port`, `android://user:password@host:port`, `android+https://…`, `sandbox:`; `?rate=` (1 to 100,000 per second) and `?window=` (1 to 1,000) on any', meaning: 'several carriers at once (API.md §14.1); names 1 to 32 of `a-z 0-9 _ -`; rate default 100 for SMPP, 10 for HTTP carriers, none for the sandbox; window default 10 (the sandbox: `MSGSVC_SANDBOX_WINDOW`); percent-encode `% , / ? #` in a password. Unset: `smpp` (`MSGSVC_SMPP_URL`) or `sandbox`; it cannot be set beside `MSGSVC_SMPP_URL` or `MSGSVC_CARRIER` ([guides/carriers.md](guides/carriers.md))' },
   { name: 'MSGSVC_ROUTES', group: 'Carriers and routing', kind: 'text', fallback: undefined, values: '`MATCH=name[>name…]` separated by `;`; MATCH `*` or 1 to 15 digits, optionally after `sms:` or `mms:`', meaning: 'which carriers take a message, in failover order: the rule with the longest prefix of the recipient\'s digits, of its type or of none (a typed rule wins a tie); unset: `*=` every carrier in `MSGSVC_CARRIERS` order (API.md §14.1)' },
   { name: 'MSGSVC_PUBLIC_URL', group: 'Carriers and routing', kind: 'text', fallback: undefined, values: 'an absolute `http://` or `https://` URL, no query', meaning: 'the base URL at which carriers reach this service (receipts, inbound texts, MMS media); required with a `twilio` or `android` carrier' },
-  { name: 'MSGSVC_CARRIER_ALLOW_PRIVATE', group: 'Carriers and routing', kind: 'toggle', fallback: false, meaning: 'allow a `twilio` carrier whose host is or resolves to a loopback, private, link-local or unspecified address (a gateway on a private network; tests); `android` phones are always allowed (API.md §14.1)' },
+  { name: 'MSGSVC_CARRIER_ALLOW_PRIVATE', group: 'Carriers and routing', kind: 'toggle', fallback: false, meaning: 'allow a `twilio` carrier whose host is or resolves to a loopback, private, link-local or unspecified address (a gateway on a private network; tests); without it, a `twilio` host written as such an address stops the start; `android` phones are always allowed (API.md §14.1)' },
   { name: 'MSGSVC_CARRIER_TIMEOUT_MS', group: 'Carriers and routing', kind: 'integer', fallback: 10_000, min: 100, max: 600_000, unit: 'ms', meaning: 'how long one request to an HTTP carrier (`twilio`, `android`) may take, connect to answer; a timeout is a temporary failure' },
   // Sandbox carrier
   { name: 'MSGSVC_SANDBOX_RECEIPT_MS', group: 'Sandbox carrier', kind: 'integer', fallback: 1000, min: 0, max: 86_400_000, unit: 'ms', meaning: 'time from Sent to the delivery receipt (API.md §11.3)' },
@@ -423,6 +425,27 @@ function smppUrl(raw: string | undefined): string | undefined {
 }
 
 /**
+ * A `twilio` entry whose host is a literal loopback, private, link-local or unspecified address can
+ * never be reached: the carrier's address guard refuses it at every connection (HTTP_ADDRESS_NOT_ALLOWED,
+ * docs/API.md §14.1), so the messages routed to it would stay Queued forever. That is a
+ * configuration error, not an outage to probe for. A host NAME is not judged here: what it resolves
+ * to may change, and the guard checks it at each connection. `android` phones are always allowed.
+ * @throws ConfigError naming the entry (its URL without secrets) and the setting that allows it.
+ */
+function refuseForbiddenHosts(carriers: readonly CarrierSpec[]): void {
+  for (const spec of carriers) {
+    if (spec.kind !== 'twilio') continue;
+    const host = new URL(spec.baseUrl).hostname.replace(/^\[(.*)\]$/, '$1');
+    if (isIP(host) !== 0 && isForbiddenAddress(host))
+      throw new ConfigError(
+        `MSGSVC_CARRIERS entry ${spec.name} (${spec.display}): ${host} is a loopback, private, link-local or unspecified ` +
+          'address, which the carrier address guard refuses at every connection (HTTP_ADDRESS_NOT_ALLOWED); ' +
+          'set MSGSVC_CARRIER_ALLOW_PRIVATE=1 to allow it (a gateway on a private network)',
+      );
+  }
+}
+
+/**
  * MSGSVC_CARRIERS, MSGSVC_ROUTES and MSGSVC_PUBLIC_URL (src/lib/carrier-settings.ts), the
  * single-carrier settings being the fallback of the first.
  * @throws ConfigError naming the entry, never a password or token.
@@ -440,6 +463,7 @@ function carrierSettings(source: ConfigSource): Pick<Config, 'carriers' | 'route
       smppWindow: integer(source, 'MSGSVC_SMPP_WINDOW'),
       sandboxWindow: integer(source, 'MSGSVC_SANDBOX_WINDOW'),
     });
+    if (!toggle(source, 'MSGSVC_CARRIER_ALLOW_PRIVATE')) refuseForbiddenHosts(carriers);
     return { carriers, routes: parseRoutes(source.MSGSVC_ROUTES, carriers), publicUrl: parsePublicUrl(source.MSGSVC_PUBLIC_URL, carriers) };
   } catch (err) {
     if (err instanceof CarrierSettingError) throw new ConfigError(err.message);

@@ -28,7 +28,8 @@
  * - SSRF guard (src/lib/ssrf.ts): the provider's host may not be or resolve to a loopback,
  *   private, link-local or unspecified address unless `allowPrivate` (a gateway on a private
  *   network, tests). Checked at each connection; redirects are never followed. A refused
- *   address counts as a connection failure (`HTTP_ADDRESS_NOT_ALLOWED`).
+ *   address counts as a connection failure (`HTTP_ADDRESS_NOT_ALLOWED`). (A literal refused
+ *   address in the configuration never gets this far: src/config.ts stops the start.)
  * - Callbacks: `handleStatusCallback` and `handleInboundCallback` check `X-Twilio-Signature`
  *   (src/carriers/twilio-signature.ts) over this carrier's own callback URL, read the form
  *   (src/carriers/callbacks.ts) and hand the receipt or the inbound text to the sink.

@@ -7,6 +7,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { runCli } from '../helpers/cli.ts';
 import {
   candidates,
   CarrierSettingError,
@@ -569,4 +571,51 @@ test('MSGSVC_PUBLIC_URL: an absolute http(s) base URL, normalised, trailing / dr
     errorOf(() => parsePublicUrl(undefined, carriers('ph=android://a:b@h:8080?number=15550100001&key=k'))),
     /^MSGSVC_PUBLIC_URL is required by the carrier ph \(android\)/,
   );
+});
+
+/** The message of the ConfigError `f` throws; fails when it returns or throws anything else. */
+function configErrorOf(f: () => unknown): string {
+  try {
+    f();
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, `a ConfigError, got ${String(err)}`);
+    return err.message;
+  }
+  assert.fail('no ConfigError');
+}
+
+test('a Twilio entry at a literal private address stops the start unless MSGSVC_CARRIER_ALLOW_PRIVATE (docs/API.md §14.1)', () => {
+  const base = { MSGSVC_PUBLIC_URL: 'https://sms.example.com' };
+  for (const host of ['127.0.0.1:9000', '10.1.2.3:80', '[::1]:8080', '169.254.169.254:80', '0.0.0.0:9', '[::ffff:192.168.0.1]:80']) {
+    const env = { ...base, MSGSVC_CARRIERS: `sms=sandbox:,fake=twilio+http://AC1:s3cr3t-t0ken@${host}` };
+    const message = configErrorOf(() => loadConfig(env));
+    assert.match(
+      message,
+      /^MSGSVC_CARRIERS entry fake \(twilio\+http:\/\/.+\): .+ is a loopback, private, link-local or unspecified address/,
+      host,
+    );
+    assert.match(message, /HTTP_ADDRESS_NOT_ALLOWED.*set MSGSVC_CARRIER_ALLOW_PRIVATE=1 to allow it/, host);
+    assert.ok(!message.includes('s3cr3t') && !message.includes('AC1'), `no secret in ${message}`);
+    const allowed = loadConfig({ ...env, MSGSVC_CARRIER_ALLOW_PRIVATE: '1' });
+    assert.equal(allowed.carriers[1]!.name, 'fake', 'allowed with the setting');
+  }
+  // A public literal, a name (it may resolve elsewhere later: checked at each connection) and an
+  // Android phone on a LAN (always allowed) all start.
+  for (const entry of [
+    't=twilio://AC1:t@93.184.216.34',
+    't=twilio+http://AC1:t@localhost:9000',
+    'p=android://u:p@192.168.1.5:8080?number=15550100001&key=k',
+  ])
+    assert.equal(loadConfig({ ...base, MSGSVC_CARRIERS: entry }).carriers.length, 1, entry);
+});
+
+test('msgsvc serve with that entry exits 2 (a configuration error) at once and says why, without the token', async () => {
+  const r = await runCli(['serve', '--port', '0'], {
+    MSGSVC_CARRIERS: 'fake=twilio+http://AC1:s3cr3t-t0ken@127.0.0.1:9',
+    MSGSVC_PUBLIC_URL: 'https://sms.example.com',
+    DATABASE_URL: ':memory:',
+  });
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /MSGSVC_CARRIERS entry fake \(twilio\+http:\/\/127\.0\.0\.1:9\).*MSGSVC_CARRIER_ALLOW_PRIVATE=1/);
+  assert.ok(!r.stderr.includes('s3cr3t') && !r.stdout.includes('s3cr3t'));
 });

@@ -30,6 +30,8 @@ function env(phonePort: number, publicUrl = 'https://sms.example.com'): Record<s
   return {
     MSGSVC_CARRIERS: `ph=android://sms:Ph0ne-Pa55@127.0.0.1:${phonePort}?number=%2B${OWN}&key=${KEY},tw=twilio+http://ACx:tok@127.0.0.1:9`,
     MSGSVC_PUBLIC_URL: publicUrl,
+    // The Twilio entry names 127.0.0.1 (a literal private address stops the start without it).
+    MSGSVC_CARRIER_ALLOW_PRIVATE: '1',
     MSGSVC_RATE_LIMIT: '3',
   };
 }

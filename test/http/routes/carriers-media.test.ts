@@ -22,6 +22,8 @@ const OTHER_TOKEN = 'another-token-fedcba9876543210';
 const ENV = {
   MSGSVC_CARRIERS: `tw=twilio+http://ACx:${TOKEN}@127.0.0.1:9,tw2=twilio+http://ACx:${OTHER_TOKEN}@127.0.0.1:9,sm=smpp://sys:pw@127.0.0.1:9`,
   MSGSVC_PUBLIC_URL: 'https://sms.example.com',
+  // The Twilio entries name 127.0.0.1 (a literal private address stops the start without it).
+  MSGSVC_CARRIER_ALLOW_PRIVATE: '1',
   MSGSVC_RATE_LIMIT: '4',
 };
 const BAD_LINK = 'This media link is invalid or has expired.';

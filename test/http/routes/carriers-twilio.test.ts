@@ -36,6 +36,8 @@ function carriersEnv(publicUrl = PUBLIC_URL): Record<string, string> {
   return {
     MSGSVC_CARRIERS: `tw=twilio+http://${SID}:${TOKEN}@127.0.0.1:9,tw2=twilio+http://${SID}:${OTHER_TOKEN}@127.0.0.1:9,sm=smpp://sys:pw@127.0.0.1:9,sandbox=sandbox:`,
     MSGSVC_PUBLIC_URL: publicUrl,
+    // The fake providers listen on 127.0.0.1 (a literal private address stops the start without it).
+    MSGSVC_CARRIER_ALLOW_PRIVATE: '1',
     // Low enough that the callbacks would run into it if it applied to them.
     MSGSVC_RATE_LIMIT: '3',
   };
