@@ -587,7 +587,7 @@ async function main(): Promise<void> {
       // the number costs sms/send and a send-group of 100,000 (20,000 quick) beside `first`.
       name: 'sender-pool',
       size: quick ? 20_000 : 100_000,
-      seconds: quick ? 240 : 600,
+      seconds: quick ? 300 : 900,
       tolerant: true,
       run: async (timeoutMs) => {
         const args = quick
