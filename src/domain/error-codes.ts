@@ -13,7 +13,8 @@ import type { ErrorCodeRow } from '../records/error-codes.ts';
  *   (an autoreply, a scheduled occurrence: src/domain/inbound.ts, src/dispatch/scheduler.ts),
  *   `DAILY_LIMIT` (a scheduled occurrence past the account's MaxPerDay: src/dispatch/scheduler.ts,
  *   src/domain/quotas.ts), `NUMBER_LIMIT` (a scheduled occurrence whose number, or whole sender
- *   pool, is full: src/domain/sender-pool.ts): Rejected, never handed to a carrier;
+ *   pool, is full: src/domain/sender-pool.ts), `ERASED` (a Queued message whose recipient's data
+ *   was erased: src/store/repositories/erasure.ts): Rejected, never handed to a carrier;
  * - `NO_ROUTE`, `NO_MMS_ROUTE`, `RETRIES_EXHAUSTED`, `SUBMIT_ERROR` (src/dispatch/dispatcher.ts,
  *   src/carriers/config.ts);
  * - the carriers' submit outcomes: SMPP (src/dispatch/smpp.ts, the command status names of
@@ -125,6 +126,11 @@ const EXACT: readonly ErrorCodeEntry[] = [
   entry('OPTED_OUT', 1, "Not sent: the recipient has opted out of the account's messages (texted STOP)."),
   entry('NUMBER_INACTIVE', 1, 'Not sent: the number it was to go from is no longer an Active number of the account.'),
   entry('ACCOUNT_CLOSED', 1, 'Not sent: its account was closed while it waited in the queue (its credits were refunded first).'),
+  entry(
+    'ERASED',
+    1,
+    "Not sent: the recipient's data was erased (contacts/erase) while it waited in the queue (its credits were refunded).",
+  ),
   entry(
     'NO_CREDITS',
     1,

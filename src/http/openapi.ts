@@ -380,7 +380,8 @@ function errorStatuses(op: Operation): string[] {
   const hasBody = op.body.kind !== 'none';
   const statuses = ['400', '401', '403'];
   // A record named by its `id`, or by its `number` (contacts/find, numbers/view|update: API.md §17).
-  if (query && ('id' in query || 'number' in query)) statuses.push('404');
+  // contacts/erase takes a number but never answers 404: a number never seen is 204 (API.md §10.2.1).
+  if (query && ('id' in query || 'number' in query) && op.id !== 'contacts.erase') statuses.push('404');
   statuses.push('405', '406');
   if (op.idempotent) statuses.push('409');
   if (hasBody) statuses.push('413');

@@ -501,6 +501,7 @@ export interface Database {
   carrier_inbound: CarrierInboundTable;
   conversations: ConversationsTable;
   contact_consent: ContactConsentTable;
+  erased_consent: ErasedConsentTable;
   message_links: MessageLinksTable;
   link_clicks: LinkClicksTable;
   account_settings: AccountSettingsTable;
@@ -620,6 +621,26 @@ export interface ContactConsentTable {
 }
 
 /**
+ * The consent ledger of erased contacts (migration 026, API.md §10.2.1 contacts/erase): a
+ * contact's `contact_consent` entries, kept when its person's data is erased, with the phone number
+ * replaced by its SHA-256. Append-only (triggers refuse UPDATE, and DELETE while the account exists).
+ */
+export interface ErasedConsentTable {
+  /** The entry's id in `contact_consent`, kept. */
+  id: number;
+  account_id: number;
+  /** SHA-256 (lowercase hex) of the number's E.164 digits without `+` (Contact.Number). */
+  number_sha256: string;
+  opted_out: number;
+  source: string;
+  detail: string;
+  carrier: string;
+  created_at: Epoch;
+  /** When the erasure happened. */
+  erased_at: Epoch;
+}
+
+/**
  * One thread per (account, other party's number) (migration 017, API.md §10.6 sms/conversations),
  * kept by a trigger on every INSERT into messages; `sms/mark-read` clears `unread`.
  */
@@ -665,6 +686,7 @@ export const TABLES = [
   'number_month_recipients',
   'contacts',
   'contact_consent',
+  'erased_consent',
   'groups',
   'group_members',
   'custom_fields',

@@ -148,6 +148,43 @@ test('console records: contacts, custom fields, groups and numbers, whole, in Ch
   );
 
   await t.test(
+    'contacts/erase: Erase… asks first, naming what goes and what stays; Cancel keeps; Erase erases (docs/API.md §10.2.1)',
+    async () => {
+      const created = await api('POST', 'contacts/create', { Number: '+1 202 555 0191', FirstName: 'Grace', LastName: 'Hopper' });
+      assert.equal(created.status, 201);
+      const id = String(created.json.Id);
+      const sent = await api('POST', 'sms/send', { MobilePhone: '+12025550191', Message: 'Grace, your badge is ready' });
+      assert.equal(sent.status, 201);
+      await open(`contacts/${id}`, 'Grace Hopper');
+      const erase = page.getByRole('button', { name: /^Erase the data of/ });
+      await erase.click();
+      const confirm = page.getByRole('group', { name: 'Confirm' });
+      const question = await confirm.locator('p').innerText();
+      for (const words of [
+        /Grace Hopper/,
+        /\+12025550191/,
+        /custom field values/,
+        /group memberships/,
+        /“erased”/,
+        /SHA-256/,
+        /cannot be undone/,
+      ])
+        assert.match(question, words);
+      await confirm.getByRole('button', { name: 'Cancel' }).click();
+      await confirm.waitFor({ state: 'detached' });
+      await until(async () => (await focused(page)).tag === 'BUTTON', 'the focus back on Erase… after Cancel (not on <body>)', 2000);
+      assert.equal((await api('GET', `contacts/view?id=${id}`)).status, 200, 'Cancel erased the contact');
+      await erase.click();
+      await confirm.getByRole('button', { name: 'Erase', exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: 'Contacts' }).waitFor();
+      await page.getByTestId('status').filter({ hasText: 'Erased the data of Grace Hopper' }).waitFor();
+      assert.equal((await api('GET', 'contacts/find?number=12025550191')).status, 404);
+      const message = await api('GET', `sms/view?id=${(sent.json as { Id: number }[])[0]!.Id}`);
+      assert.deepEqual([message.json.MobilePhone, message.json.Message], ['erased', '']);
+    },
+  );
+
+  await t.test(
     'defect 1: Add member takes a new number +15550000000 (create the contact and add it), or a contact picked by a server search; Remove offers Undo',
     async () => {
       const created = await api('POST', 'groups/create', { fname: 'Newcomers' });

@@ -982,6 +982,12 @@ async function replayAll(s: Session): Promise<void> {
   // Deletes of the rest.
   await s.run({ method: 'DELETE', url: `/v1/groups/delete?id=${group}`, headers: XML, status: 204 });
   await s.run({ method: 'DELETE', url: `/v1/contacts/delete?id=${contact}`, status: 204 });
+  // contacts/erase (API.md §10.2.1): a demo contact with its history, a number never seen, and the bad numbers.
+  await s.run({ method: 'DELETE', url: `/v1/contacts/erase?number=${demo.contactNumber}`, status: 204 });
+  await s.run({ method: 'DELETE', url: '/v1/contacts/erase?number=%2B1%20312%20555%200100', headers: XML, status: 204 });
+  await s.run({ method: 'DELETE', url: '/v1/contacts/erase?number=abc', status: 422 });
+  await s.run({ method: 'DELETE', url: '/v1/contacts/erase?number=', headers: XML, status: 422 });
+  await s.run({ method: 'DELETE', url: '/v1/contacts/erase', status: 400, invalid: true });
   await s.run({ method: 'DELETE', url: `/v1/media/delete?id=${media}`, status: 204 });
   await s.run({ method: 'DELETE', url: `/v1/media/delete?id=${UNUSED}`, headers: XML, status: 404 });
 }

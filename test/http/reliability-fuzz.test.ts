@@ -66,8 +66,26 @@ const CONTROLLER_TABLES: Readonly<Record<string, readonly string[]>> = {
   // ShortenLinks (API.md §14.4); conversations: kept with every message, and sms/mark-read.
   sms: ['messages', 'batches', 'credit_balances', 'credit_ledger', 'scheduled_messages', 'message_links', 'conversations'],
   // webhook_deliveries: an OptedOut set through the API is an API.md §12.1 event (contact.opted_out);
-  // contact_consent: and an entry of the consent ledger (API.md §14.4).
-  contacts: ['contacts', 'group_members', 'custom_field_entries', 'webhook_deliveries', 'contact_consent'],
+  // contact_consent: and an entry of the consent ledger (API.md §14.4). contacts/erase (API.md §10.2.1):
+  // the person's ledger kept with a hash, their messages, conversation, links, clicks, scheduled
+  // messages (refunded), kept responses and monthly recipients.
+  contacts: [
+    'contacts',
+    'group_members',
+    'custom_field_entries',
+    'webhook_deliveries',
+    'contact_consent',
+    'erased_consent',
+    'messages',
+    'conversations',
+    'scheduled_messages',
+    'message_links',
+    'link_clicks',
+    'idempotency_keys',
+    'number_month_recipients',
+    'credit_balances',
+    'credit_ledger',
+  ],
   groups: ['groups', 'group_members'],
   'custom-contact-fields': ['custom_fields', 'custom_field_entries'],
   'custom-contact-fields-entry': ['custom_field_entries'],
@@ -408,7 +426,7 @@ function queryArb(w: World, op?: Op): fc.Arbitrary<string[]> {
   // past the 400s and reach the handlers.
   const needed = op?.takesId
     ? id
-    : op?.path === '/v1/contacts/find'
+    : op?.path === '/v1/contacts/find' || op?.path === '/v1/contacts/erase'
       ? number
       : op?.path === '/v1/numbers/view' || op?.path === '/v1/numbers/update'
         ? accountNumber

@@ -3,7 +3,8 @@
  * interleaved order (so ids of different accounts sit next to each other), some phone numbers
  * shared between accounts, one or two tokens per account; then random operations by random
  * tokens on random targets, through every parameter that names a record: `id`, `frfield`,
- * `frcontact`, keyword `Number`, contacts/find `number`, also repeated (`id=…&id=…`, last wins).
+ * `frcontact`, keyword `Number`, contacts/find and contacts/erase `number`, also repeated (`id=…&id=…`,
+ * last wins).
  *
  * A model of who owns what predicts each outcome exactly (2xx, 404, 422 and its messages), and
  * after every request the rows of every other account are checked unchanged; reads return only
@@ -158,7 +159,7 @@ interface Op {
   tokenPick: number;
   /** Send a foreign token first and the actor's last (PHP: the last value wins). */
   tokenShadow: boolean;
-  kind: 'group' | 'field' | 'entry' | 'keyword' | 'find' | 'numbers' | 'credits' | 'messages';
+  kind: 'group' | 'field' | 'entry' | 'keyword' | 'find' | 'erase' | 'numbers' | 'credits' | 'messages';
   /** Targets are chosen among all records of a kind (any owner), or a random id. */
   pick: number;
   pick2: number;
@@ -175,7 +176,7 @@ const opArb: fc.Arbitrary<Op> = fc.record({
   actor: fc.nat(),
   tokenPick: fc.nat(),
   tokenShadow: fc.boolean(),
-  kind: fc.constantFrom('group', 'field', 'entry', 'entry', 'keyword', 'find', 'numbers', 'credits', 'messages'),
+  kind: fc.constantFrom('group', 'field', 'entry', 'entry', 'keyword', 'find', 'erase', 'numbers', 'credits', 'messages'),
   pick: fc.nat(),
   pick2: fc.nat(),
   pick3: fc.nat(),
@@ -303,6 +304,26 @@ async function runOp(ctx: TestApp, probe: DbProbe, model: Model, op: Op): Promis
     } else {
       assert.equal(res.statusCode, 404, `${where}: another account's contact → 404: ${res.body}`);
     }
+  } else if (op.kind === 'erase') {
+    // API.md §10.2.1: 204 whoever's number it is; only the caller's own contact goes, and no other
+    // account's row changes. The other kinds need each account to keep a contact and its entries:
+    // a contact is erased only when its account has another, and when no entry is its.
+    const contactId = idOf('contact');
+    if (!model.contactE164.has(contactId)) return;
+    const own = owns('contact', contactId);
+    if (own && (ownOf('contact').length <= 1 || [...model.entryPair.values()].some(([, c]) => c === contactId))) return;
+    const e164 = model.contactE164.get(contactId)!;
+    const res = await send('DELETE', '/v1/contacts/erase', `number=${encodeURIComponent(op.quoted ? e164 : e164.slice(1))}`);
+    assert.equal(res.statusCode, 204, `${where}: erase ${e164} → 204: ${res.body}`);
+    if (own) {
+      expectChange = true;
+      model.owner.contact.delete(contactId);
+      model.contactE164.delete(contactId);
+      const stored = probe.rows<{ id: number }>('SELECT id FROM contacts WHERE id = ?', contactId);
+      assert.deepEqual(stored, [], `${where}: own contact ${contactId} erased`);
+    } else {
+      assert.equal(probe.rows('SELECT id FROM contacts WHERE id = ?', contactId).length, 1, `${where}: another account's contact stays`);
+    }
   } else {
     const path =
       op.kind === 'numbers' ? '/v1/numbers/index' : op.kind === 'credits' ? '/v1/credits/balance' : '/v1/sms/single-schedule-messages';
@@ -356,7 +377,7 @@ storeTest('BOLA: random accounts, interleaved ids and random operations never cr
       .map(([k, v]) => `${k}×${v}`)
       .join(' ')}`,
   );
-  for (const kind of ['group', 'field', 'entry', 'keyword', 'find']) {
+  for (const kind of ['group', 'field', 'entry', 'keyword', 'find', 'erase']) {
     assert.ok(outcomes.get(`${kind}:own`), `some ${kind} writes were the caller's own`);
     assert.ok(outcomes.get(`${kind}:refused`), `some ${kind} writes were refused`);
   }

@@ -1,7 +1,8 @@
 /**
  * One contact (`#/contacts/<id>`, docs/API.md §10.2): its fields (contacts/view), Edit
  * (contacts/update, only what changed), Delete (contacts/delete, asked first: its memberships,
- * custom field values and consent ledger go, its messages stay), its groups (groups/add-contacts,
+ * custom field values and consent ledger go, its messages stay), Erase… (contacts/erase, asked
+ * first, naming what goes and what stays: docs/API.md §10.2.1), its groups (groups/add-contacts,
  * groups/remove-contacts, with Undo), its custom field values (contact-values.tsx) and its consent
  * ledger (contacts/consent, §14.4.2).
  */
@@ -134,6 +135,24 @@ export function ContactView(props: { api: Api; id: string }) {
                         const { error, response } = await api.DELETE('/v1/contacts/delete', { params: { query: { id } } });
                         if (error !== undefined || !response.ok) return say(errorText(error, response.status));
                         leaveNotice('contacts', `Deleted contact ${name} (${phoneText(c.Number)}).`);
+                        go(back);
+                      } catch {
+                        say('The server could not be reached.');
+                      }
+                    }}
+                  />
+                )}
+                {api.can('contacts:write') && (
+                  <ConfirmButton
+                    label="Erase…"
+                    ariaLabel={`Erase the data of “${name}”`}
+                    question={`Erase everything this account holds of “${name}” (${phoneText(c.Number)})? The contact, its custom field values and group memberships are deleted. In the message log, conversations and link clicks the number becomes “erased” and every text is emptied; scheduled messages to it are cancelled and a queued one is refunded. The consent history is kept, with the number replaced by its SHA-256. This cannot be undone.`}
+                    confirm="Erase"
+                    onConfirm={async () => {
+                      try {
+                        const { error, response } = await api.call('DELETE', '/v1/contacts/erase', { query: { number: c.Number ?? '' } });
+                        if (error !== undefined || !response.ok) return say(errorText(error, response.status));
+                        leaveNotice('contacts', `Erased the data of ${name}.`);
                         go(back);
                       } catch {
                         say('The server could not be reached.');

@@ -20,9 +20,12 @@ export interface CountedLink {
   clicks: number;
 }
 
-const urlByCode = prepareQuery((db, code: string) => db.selectFrom('message_links').select('url').where('code', '=', code));
+// A link whose message was erased (contacts/erase, docs/API.md §10.2.1) has lost its URL (`''`): no link.
+const urlByCode = prepareQuery((db, code: string) =>
+  db.selectFrom('message_links').select('url').where('code', '=', code).where('url', '<>', ''),
+);
 
-/** The original URL of the link with this code, in any account, if any (nothing is counted). */
+/** The original URL of the link with this code, in any account, if any (nothing is counted; an erased link is none). */
 export async function findLinkUrl(db: Db, code: string): Promise<string | undefined> {
   return (await urlByCode.first(db, code))?.url;
 }
@@ -39,13 +42,15 @@ const count = prepareQuery((db, code: string, now: number) =>
       last_click_at: sql<number>`case when last_click_at is null or last_click_at < cast(${now} as bigint) then cast(${now} as bigint) else last_click_at end`,
     })
     .where('code', '=', code)
+    .where('url', '<>', '')
     .returning(['id', 'account_id', 'message_id', 'url', 'clicks']),
 );
 
 /**
  * Counts one click of the link with this code (any account): `clicks` + 1, `first_click_at` set
  * on the first, `last_click_at` = `now` unless a later click came first.
- * @returns the link with its new count; undefined when no link has this code (nothing changed).
+ * @returns the link with its new count; undefined when no link has this code, or its message was
+ *   erased (nothing changed).
  */
 export async function countLinkClick(db: Db, code: string, now: number): Promise<CountedLink | undefined> {
   const row = await count.first(db, code, now);

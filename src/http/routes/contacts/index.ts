@@ -1,6 +1,7 @@
 import { contactsConsent } from './consent.ts';
 import { contactsCreate } from './create.ts';
 import { contactsDelete } from './delete.ts';
+import { contactsErase } from './erase.ts';
 import { contactsFind } from './find.ts';
 import { contactsImport } from './import.ts';
 import { contactsIndex } from './list.ts';
@@ -17,4 +18,5 @@ export const contacts = [
   contactsDelete,
   contactsImport,
   contactsConsent,
+  contactsErase,
 ];
