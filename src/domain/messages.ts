@@ -2,6 +2,8 @@ import type { CountryCode } from 'libphonenumber-js';
 import { inTransaction, type Store } from '../store/db.ts';
 import type { Db } from '../store/types.ts';
 import * as contacts from '../store/repositories/contacts.ts';
+import * as erasure from '../store/repositories/erasure.ts';
+import { numberSha256 } from './erasure.ts';
 import * as credits from '../store/repositories/credits.ts';
 import * as groups from '../store/repositories/groups.ts';
 import * as log from '../store/repositories/message-log.ts';
@@ -260,6 +262,9 @@ async function checkSend(deps: MessagingDeps, accountId: number, input: Input): 
     recipient = v.MobilePhone.digits;
     const contact = await contacts.findContactFieldsByE164(store.db, accountId, v.MobilePhone.e164);
     if (contact?.opted_out === 1) errors.push(optedOut('MobilePhone'));
+    // A number erased while opted out stays opted out, by its hash, until it is a contact again
+    // (API.md §10.2.1): the proof of the opt-out outlives the person's data, and so does its effect.
+    else if (!contact && (await erasure.erasedOptedOut(store.db, accountId, numberSha256(recipient)))) errors.push(optedOut('MobilePhone'));
   } else if (v.PhoneNumberId !== undefined) {
     const id = toId(canonicalInteger(input.PhoneNumberId, input, 'PhoneNumberId') ?? '');
     const contact = id === null ? undefined : await contacts.findContactFields(store.db, accountId, id);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Updateable } from 'kysely';
-import { boundCount } from '../prepared.ts';
+import { boundCount, prepareQuery } from '../prepared.ts';
 import { ERASED, erasedValues, scrubJson, type ErasedPerson, type PersonalTable } from '../personal-data.ts';
 import type { Database } from '../tables.ts';
 import type { Db } from '../types.ts';
@@ -386,3 +386,23 @@ export async function eraseNumber(tx: Db, t: ErasureTarget): Promise<ErasureResu
 
 /** The tables STEPS erases, in the order it does (for the tests). */
 export const ERASURE_ORDER = Object.keys(STEPS) as PersonalTable[];
+
+const latestErased = prepareQuery((db, accountId: number, sha256: string) =>
+  db
+    .selectFrom('erased_consent')
+    .select('opted_out')
+    .where('account_id', '=', accountId)
+    .where('number_sha256', '=', sha256)
+    .orderBy('id', 'desc')
+    .limit(1),
+);
+
+/**
+ * Whether the newest consent entry kept for an erased number (by its SHA-256, see
+ * src/domain/erasure.ts numberSha256) says opted out: a number erased while opted out stays
+ * suppressed for sms/send (docs/API.md §10.2.1). False when none is kept.
+ */
+export async function erasedOptedOut(db: Db, accountId: number, sha256: string): Promise<boolean> {
+  const row = await latestErased.first(db, accountId, sha256);
+  return Number(row?.opted_out ?? 0) === 1;
+}
