@@ -624,24 +624,27 @@ storeTest('contacts/erase: two erased numbers make one `erased` conversation, an
   assert.equal(threads.length, Math.min(100, start - 1));
 });
 
-storeTest('contacts/erase: a number erased while opted out stays opted out for sms/send and sms/preview, until it is a contact again', async (t) => {
-  const ctx = await buildTestApp(t);
-  const demo = await ctx.seed();
-  const number = '15550190001';
-  await insertNumber(ctx.store.db, demo.account.id, number, 0, null, Math.floor(Date.now() / 1000));
-  const A = (method: 'POST' | 'DELETE', path: string, o: Parameters<typeof send>[4] = {}) => send(ctx, demo.token, method, path, o);
-  const stopped = '+13125550111';
-  const willing = '+13125550122';
-  // One texts STOP, the other START (a contact with a consent entry saying opted in).
-  await ok(A('POST', '/v1/sandbox/inbound', { body: { From: stopped, To: number, Message: 'STOP' } }), 201);
-  await ok(A('POST', '/v1/sandbox/inbound', { body: { From: willing, To: number, Message: 'STOP' } }), 201);
-  await ok(A('POST', '/v1/sandbox/inbound', { body: { From: willing, To: number, Message: 'START' } }), 201);
-  for (const n of [stopped, willing]) await ok(A('DELETE', '/v1/contacts/erase', { query: `number=${encodeURIComponent(n)}` }), 204);
-  const opted = [{ field: 'MobilePhone', message: 'Mobile Phone has opted out.' }];
-  for (const path of ['/v1/sms/send', '/v1/sms/preview'])
-    assert422(await A('POST', path, { body: { MobilePhone: stopped, Message: 'hello again' } }), opted);
-  await ok(A('POST', '/v1/sms/send', { body: { MobilePhone: willing, Message: 'hello again' } }), 201);
-  // A contact made again with the number is a new relationship: its own consent (none) counts.
-  await ok(A('POST', '/v1/contacts/create', { body: { Number: stopped } }), 201);
-  await ok(A('POST', '/v1/sms/send', { body: { MobilePhone: stopped, Message: 'hello again' } }), 201);
-});
+storeTest(
+  'contacts/erase: a number erased while opted out stays opted out for sms/send and sms/preview, until it is a contact again',
+  async (t) => {
+    const ctx = await buildTestApp(t);
+    const demo = await ctx.seed();
+    const number = '15550190001';
+    await insertNumber(ctx.store.db, demo.account.id, number, 0, null, Math.floor(Date.now() / 1000));
+    const A = (method: 'POST' | 'DELETE', path: string, o: Parameters<typeof send>[4] = {}) => send(ctx, demo.token, method, path, o);
+    const stopped = '+13125550111';
+    const willing = '+13125550122';
+    // One texts STOP, the other START (a contact with a consent entry saying opted in).
+    await ok(A('POST', '/v1/sandbox/inbound', { body: { From: stopped, To: number, Message: 'STOP' } }), 201);
+    await ok(A('POST', '/v1/sandbox/inbound', { body: { From: willing, To: number, Message: 'STOP' } }), 201);
+    await ok(A('POST', '/v1/sandbox/inbound', { body: { From: willing, To: number, Message: 'START' } }), 201);
+    for (const n of [stopped, willing]) await ok(A('DELETE', '/v1/contacts/erase', { query: `number=${encodeURIComponent(n)}` }), 204);
+    const opted = [{ field: 'MobilePhone', message: 'Mobile Phone has opted out.' }];
+    for (const path of ['/v1/sms/send', '/v1/sms/preview'])
+      assert422(await A('POST', path, { body: { MobilePhone: stopped, Message: 'hello again' } }), opted);
+    await ok(A('POST', '/v1/sms/send', { body: { MobilePhone: willing, Message: 'hello again' } }), 201);
+    // A contact made again with the number is a new relationship: its own consent (none) counts.
+    await ok(A('POST', '/v1/contacts/create', { body: { Number: stopped } }), 201);
+    await ok(A('POST', '/v1/sms/send', { body: { MobilePhone: stopped, Message: 'hello again' } }), 201);
+  },
+);
