@@ -394,7 +394,7 @@ const latestErased = prepareQuery((db, accountId: number, sha256: string) =>
     .where('account_id', '=', accountId)
     .where('number_sha256', '=', sha256)
     .orderBy('id', 'desc')
-    .limit(1),
+    .limit(boundCount(1)),
 );
 
 /**
