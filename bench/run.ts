@@ -30,7 +30,7 @@
  * by callgrind for msgsvc, the floor and the ceiling, req/s beside; its own options).
  *
  * Options: --quick, --sizes 10000,1000000, --rounds N, --duration S, --warmup S, --connections N,
- *   --only name,name (HTTP scenarios, and contacts-import, dispatch, smpp, media, quiet-hours, webhooks, carriers, links, console, conversations, signin, export, fairness, sender-pool), --docs / --no-docs, --data-dir DIR (keeps and reuses generated databases),
+ *   --only name,name (HTTP scenarios, and contacts-import, dispatch, smpp, media, quiet-hours, webhooks, carriers, links, console, conversations, signin, export, fairness, sender-pool, retention), --docs / --no-docs, --data-dir DIR (keeps and reuses generated databases),
  *   --build (compiles src/ into a temp copy and runs that instead of dist/, which stays untouched).
  */
 import autocannon, { type Request } from 'autocannon';
@@ -610,6 +610,30 @@ async function main(): Promise<void> {
           log(`sender-pool ${x.store}: sms/send ${x.results.map((r) => `${r.mode} ${r.medianRps}/s (× ${r.rpsRatio})`).join(', ')}`);
         for (const x of pool.sendGroup)
           log(`sender-pool ${x.store}: send-group ${x.summary.map((r) => `${r.mode} ${r.medianSeconds} s`).join(', ')}`);
+      },
+    },
+    {
+      // Retention under load (bench/retention.ts; docs/guides/backup.md "Retention"): a purge of 1 M
+      // old messages (100 k quick) while sms/send goes on at 200/s; target: p99 added ≤ 100 ms, and
+      // the credit and consent ledgers untouched.
+      name: 'retention',
+      size: quick ? 100_000 : 1_000_000,
+      seconds: quick ? 180 : 720,
+      tolerant: true,
+      run: async (timeoutMs) => {
+        const args = quick ? ['--old', '100000', '--baseline-seconds', '10'] : [];
+        const retention = await runSummarised<import('./retention.ts').RetentionBenchResult>(
+          'bench/retention.ts',
+          [...args, ...(appRoot !== ROOT ? ['--app', appRoot] : [])],
+          'RETENTION',
+          timeoutMs,
+        );
+        Object.assign(result, { retention });
+        for (const x of retention.results)
+          log(
+            `retention ${x.store}: purge of ${x.deleted.messages} messages in ${x.purgeSeconds} s (${x.rowsPerSecond} rows/s, longest step ${x.maxStepMs} ms); sms/send p99 ${x.baseline.p99Ms} ms → ${x.during.p99Ms} ms during it (added ${x.addedP99Ms} ms); ledgers ${x.ledgersUntouched ? 'untouched' : 'CHANGED'}`,
+          );
+        for (const why of retention.skipped) log(`retention skipped ${why}`);
       },
     },
   ];

@@ -83,6 +83,13 @@ export interface Config {
   readonly tokenCacheMs: number;
   /** Days audit log entries are kept (MSGSVC_AUDIT_DAYS, default 365; API.md §15.5). */
   readonly auditDays: number;
+  /**
+   * Days the message log is kept (MSGSVC_RETENTION_DAYS, default 0 = for ever): once a day older
+   * messages but Queued ones, their links, clicks and emptied conversations, ended webhook
+   * deliveries and inbound once-keys are deleted in small batches (src/domain/retention.ts,
+   * docs/guides/backup.md "Retention"). The credit and consent ledgers are kept.
+   */
+  readonly retentionDays: number;
   /** pino level (LOG_LEVEL). */
   readonly logLevel: string;
   /** Redis for the shared rate limit (REDIS_URL); absent: the limit is kept in this process. */
@@ -272,6 +279,7 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
   { name: 'MSGSVC_START_REPLY', group: 'Messages', kind: 'text', fallback: START_REPLY, values: '1 to 1,600 characters', meaning: 'the free confirmation of START and UNSTOP (API.md §11.5)' },
   { name: 'MSGSVC_HELP_REPLY', group: 'Messages', kind: 'text', fallback: HELP_REPLY, values: '1 to 1,600 characters', meaning: 'the free reply to HELP and INFO (API.md §11.5)' },
   { name: 'MSGSVC_LINK_DOMAIN', group: 'Messages', kind: 'text', fallback: undefined, values: 'an absolute `http://` or `https://` URL, no user, query or fragment, at most 200 characters', meaning: 'the base of tracked links: `ShortenLinks` 1 replaces each URL of a message by `{this}/l/{code}`, which answers `GET /l/{code}` with a redirect (API.md §10.6); unset: `ShortenLinks` 1 is refused' },
+  { name: 'MSGSVC_RETENTION_DAYS', group: 'Messages', kind: 'integer', fallback: 0, min: 0, max: 36_500, unit: 'days', meaning: 'how long the message log is kept; `0`: for ever. Once a day, what is older is deleted in batches of 500 rows, each a short transaction: messages created more than this many days ago (every status but Queued), their tracked links and link clicks, conversations left with no message, webhook deliveries that ended (Delivered or Failed) and inbound once-keys. The credit and consent ledgers are kept ([guides/backup.md](guides/backup.md#retention))' },
   // Dispatcher
   { name: 'MSGSVC_DISPATCHER', group: 'Dispatcher and scheduler', kind: 'toggle', fallback: true, meaning: 'run the dispatcher, the scheduler and the webhook deliveries inside `msgsvc serve` (`msgsvc worker` runs them regardless)' },
   { name: 'MSGSVC_DISPATCH_BATCH', group: 'Dispatcher and scheduler', kind: 'integer', fallback: 500, min: 1, max: 10_000, unit: 'messages', meaning: 'messages one dispatcher claims at a time' },
@@ -561,6 +569,7 @@ export function loadConfig(source: ConfigSource = process.env): Config {
     keepAliveTimeoutMs: integer(source, 'MSGSVC_KEEP_ALIVE_TIMEOUT_MS'),
     tokenCacheMs: integer(source, 'MSGSVC_TOKEN_CACHE_MS'),
     auditDays: integer(source, 'MSGSVC_AUDIT_DAYS'),
+    retentionDays: integer(source, 'MSGSVC_RETENTION_DAYS'),
     logLevel,
     redisUrl: redisUrl(source.REDIS_URL),
     rateKeyPrefix: rateKeyPrefix(source.MSGSVC_RATE_KEY_PREFIX),

@@ -9,8 +9,9 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { createDemoAccount, demoCurlLines, type DemoAccount } from './domain/demo.ts';
 import { recordMappers } from './records/index.ts';
-import { createTimeFormat, nowSeconds } from './lib/time.ts';
+import { createTimeFormat, nowSeconds, systemClock } from './lib/time.ts';
 import { purgeExpired } from './domain/housekeeping.ts';
+import { createRetention } from './domain/retention.ts';
 import { PollLoop } from './dispatch/poll-loop.ts';
 import { migrateToLatest, openStore, type Store } from './store/db.ts';
 import { countAccounts } from './store/repositories/accounts.ts';
@@ -107,11 +108,14 @@ export function createHostLoops(config: Config, store: Store, log: FastifyBaseLo
   const dispatcher = config.dispatcher ? createDispatcher(config, store, { log }) : undefined;
   const scheduler = config.dispatcher ? createScheduler(config, store, { log }) : undefined;
   const deliverer = config.dispatcher ? createWebhookDeliverer(config, store, { log }) : undefined;
+  // Once a day (checked in the hourly round, and at start): the message log's retention (MSGSVC_RETENTION_DAYS).
+  const retention = config.dispatcher ? createRetention({ store, clock: systemClock, days: config.retentionDays, log }) : undefined;
   // Once an hour (and at start): the audit log's retention, ended sessions, old sign-in failures.
   const housekeeping = config.dispatcher
     ? new PollLoop({
         round: async () => {
           await purgeExpired(store, nowSeconds(), config.auditDays);
+          await retention?.runIfDue();
           return false;
         },
         pollMs: HOUSEKEEPING_MS,
@@ -130,7 +134,8 @@ export function createHostLoops(config: Config, store: Store, log: FastifyBaseLo
       housekeeping?.start();
     },
     stop: () =>
-      Promise.resolve(housekeeping?.stop())
+      Promise.resolve(retention?.stop())
+        .then(() => housekeeping?.stop())
         .then(() => scheduler?.stop())
         .then(() => deliverer?.stop())
         .then(() => dispatcher?.stop()),

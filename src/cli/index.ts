@@ -5,6 +5,7 @@ import { createLabelledKey, setCredits } from '../domain/admin-accounts.ts';
 import { addServiceNumber } from '../domain/admin-numbers.ts';
 import { createOperatorKey, listOperatorKeys, revokeOperatorKey } from '../domain/operators.ts';
 import { addDemoCommand } from './demo.ts';
+import { addBackupCommands } from './backup.ts';
 import { CliError, out, withStore } from './common.ts';
 import { generateAccount } from '../domain/generate.ts';
 import { importContacts } from '../domain/contacts-import.ts';
@@ -336,6 +337,7 @@ export function buildCli(shell: ProcessShell): Command {
     });
 
   addDemoCommand(program, () => config());
+  addBackupCommands(program, () => config());
 
   const contactsCmd = program.command('contacts').description("manage an account's contacts");
   contactsCmd

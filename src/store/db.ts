@@ -6,6 +6,7 @@ import type Pg from 'pg';
 import { Kysely, Migrator, sql, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
 import type { DatabaseConfig } from '../config.ts';
 import { startCheckpointer, WAL_SIZE_LIMIT_BYTES, type Checkpointer } from './checkpointer.ts';
+import { holdInUseLock } from './in-use.ts';
 import { sqliteStatementFor, translatePgErrors } from './driver-errors.ts';
 import type { Database } from './tables.ts';
 import type { Dialect } from './dialect.ts';
@@ -86,7 +87,15 @@ export async function pingStore(store: Store): Promise<void> {
 export function openStore(config: DatabaseConfig): Store {
   if (config.kind === 'sqlite') {
     if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
-    const sqlite = new SQLite(config.path);
+    // Held while the store is open, so that `msgsvc restore` refuses a database in use (src/store/in-use.ts).
+    const inUse = holdInUseLock(config.path);
+    let sqlite: SQLite.Database;
+    try {
+      sqlite = new SQLite(config.path);
+    } catch (err) {
+      inUse.release();
+      throw err;
+    }
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
@@ -121,6 +130,9 @@ export function openStore(config: DatabaseConfig): Store {
         closed = true;
         await checkpointer?.close();
         await db.destroy();
+        // Kysely opens its driver on the first query: a store closed before any query would keep the connection.
+        if (sqlite.open) sqlite.close();
+        inUse.release();
       },
     };
   }

@@ -29,6 +29,8 @@ const LIST = 'src/domain/error-codes.ts';
  * that is no ErrorCode either is added here, knowingly.
  */
 const NOT_ERROR_CODES: Readonly<Record<string, string>> = {
+  // SQLite's error code prefix, read by the retention purge to retry a busy step (src/store/repositories/retention.ts).
+  SQLITE_BUSY: 'a SQLite driver error code',
   // Redis commands of the MaxPerSecond counter's Lua script (src/dispatch/send-counter.ts).
   HGET: 'a Redis command',
   HINCRBY: 'a Redis command',
