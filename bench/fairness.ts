@@ -37,17 +37,16 @@
  * `FAIRNESS {json}` for `npm run bench -- --only fairness`. Exit code 1 when a target is missed,
  * unless MSGSVC_BENCH_REPORT_ONLY is set.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { benchDatabase, postgresReachable } from './lib/databases.ts';
+import { freshStore as freshBenchStore, startWorker as startBenchWorker, waitFor } from './lib/workers.ts';
+import { postgresReachable } from './lib/databases.ts';
 import { cpuSeconds, msgsvcStartFlags, stopAll } from './lib/procs.ts';
-import { migrateToLatest, openStore, type Store } from '../src/store/db.ts';
+import type { Store } from '../src/store/db.ts';
 import { createAccount } from '../src/store/repositories/accounts.ts';
 import { insertNumber } from '../src/store/repositories/numbers.ts';
 import { chooseEntry } from '../bin/entry.js';
@@ -134,68 +133,18 @@ async function queueMessages(store: Store, first: number, accounts: number, coun
 }
 
 /** A fresh database of `kind`, migrated, with the claim's index; `fill` writes its rows before the index is built. */
-async function freshStore(kind: 'sqlite' | 'postgres', label: string, dir: string, fill: (store: Store) => Promise<void>) {
-  const db = await benchDatabase(kind, label, flags['pg-url'], { poolSize: 4, sqliteDir: dir });
-  const store = openStore(db.config);
-  try {
-    await migrateToLatest(store);
+function freshStore(kind: 'sqlite' | 'postgres', label: string, dir: string, fill: (store: Store) => Promise<void>) {
+  return freshBenchStore(kind, label, dir, flags['pg-url'], async (store) => {
     await fill(store);
     await INDEX.execute(store.db);
-    if (store.dialect === 'postgres') await sql`analyze`.execute(store.db);
-  } catch (err) {
-    await store.close();
-    await db.drop();
-    throw err;
-  }
-  return {
-    store,
-    url: db.url,
-    async close() {
-      await store.close();
-      await db.drop();
-      if (kind === 'sqlite') for (const f of ['', '-wal', '-shm']) rmSync(`${db.url}${f}`, { force: true });
-    },
-  };
+  });
 }
 
-/** `msgsvc worker` in its own process on `url`; `stop()` ends it (SIGTERM, then SIGKILL after 35 s). */
-function startWorker(url: string, env: Record<string, string>): { child: ChildProcess; stop(): Promise<void>; output(): string } {
-  const child = spawn(process.execPath, [...NODE_ARGS, join(appRoot, 'bin/msgsvc.js'), 'worker'], {
-    env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const keep = (d: Buffer) => {
-    out = (out + d.toString('utf8')).slice(-20_000);
-  };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  const exited = once(child, 'exit');
-  return {
-    child,
-    output: () => out,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 35_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-}
+/** `msgsvc worker` in its own process on `url` (bench/lib/workers.ts). */
+const startWorker = (url: string, env: Record<string, string>) => startBenchWorker(appRoot, NODE_ARGS, url, env);
 
 const countWhere = async (store: Store, where: ReturnType<typeof sql>) =>
   Number((await sql<{ n: number }>`select count(*) as n from messages where ${where}`.execute(store.db)).rows[0]!.n);
-
-/** Waits until `ready()` (polled every 20 ms), failing when a worker exits or after `timeoutMs`. */
-async function waitFor(ready: () => Promise<boolean>, workers: ReturnType<typeof startWorker>[], timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await ready())) {
-    const dead = workers.find((w) => w.child.exitCode !== null);
-    if (dead) throw new Error(`msgsvc worker exited (${dead.child.exitCode}) while waiting for ${what}:\n${dead.output().slice(-2000)}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 interface LatencyRun {
   store: string;
