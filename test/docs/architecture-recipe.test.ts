@@ -1,5 +1,5 @@
 /**
- * docs/ARCHITECTURE.md, "Adding a resource", kept honest: the recipe's files (code blocks headed
+ * docs/guides/adding-a-resource.md (the recipe of docs/ARCHITECTURE.md "Adding a resource"), kept honest: the recipe's files (code blocks headed
  * with their path) and its registry lines (code blocks headed with a path and where they go) are
  * applied to a copy of src/ in a temporary folder, exactly as the page shows them. The copy must
  * type-check, migrate a fresh database on every store (SQLite, PostgreSQL), serve create / list / view / update / delete of the
@@ -23,7 +23,7 @@ import { testDatabaseUrl } from '../helpers/app.ts';
 import { storeTest } from '../helpers/stores.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const DOC = readFileSync(join(ROOT, 'docs/ARCHITECTURE.md'), 'utf8');
+const DOC = readFileSync(join(ROOT, 'docs/guides/adding-a-resource.md'), 'utf8');
 
 /** The files the recipe registers the resource in (docs/ARCHITECTURE.md, "What is listed, and why"). */
 const REGISTRIES = ['src/store/tables.ts', 'src/http/routes/index.ts'];
@@ -38,7 +38,7 @@ interface Block {
 /** The code blocks of the "Adding a resource" section, each under its `#### \`path\`[, where]` heading. */
 function recipeBlocks(): Block[] {
   const start = DOC.indexOf('\n## Adding a resource\n');
-  assert.ok(start >= 0, 'docs/ARCHITECTURE.md has a section "Adding a resource"');
+  assert.ok(start >= 0, 'docs/guides/adding-a-resource.md has a section "Adding a resource"');
   const next = DOC.indexOf('\n## ', start + 1);
   const section = DOC.slice(start, next === -1 ? undefined : next);
   const blocks: Block[] = [];
