@@ -454,6 +454,8 @@ export function splitUdh(sm: Buffer): { concat: Concatenation | undefined; paylo
   while (o + 2 <= udhl + 1) {
     const iei = sm[o]!;
     const len = sm[o + 1]!;
+    // An element must lie within the header: one that overruns it is malformed, and the rest with it.
+    if (o + 2 + len > udhl + 1) break;
     const v = sm.subarray(o + 2, o + 2 + len);
     if (iei === 0x00 && len === 3) concat = { reference: v[0]!, total: v[1]!, seq: v[2]! };
     else if (iei === 0x08 && len === 4) concat = { reference: v.readUInt16BE(0), total: v[2]!, seq: v[3]! };

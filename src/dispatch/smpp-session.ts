@@ -63,7 +63,8 @@ export async function openSession(options: SessionOptions): Promise<SmppSession>
   const session = new SmppSession(socket, options);
   try {
     const resp = await session.request(CMD.bind_transceiver, encodeBind(options));
-    if (resp.status !== STATUS.ESME_ROK) throw new SmppBindError(resp.status);
+    // A generic_nack is a refusal whatever its status (one with ESME_ROK is the SMSC's own error).
+    if (resp.commandId !== respOf(CMD.bind_transceiver) || resp.status !== STATUS.ESME_ROK) throw new SmppBindError(resp.status);
   } catch (err) {
     session.destroy(err as Error);
     throw err;

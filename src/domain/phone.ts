@@ -86,7 +86,24 @@ export function normalisePhone(raw: string, region: CountryCode): NormalisedPhon
   if (raw.length > 64) return null;
   const parsed = parse(raw, region);
   if (!parsed || !parsed.isPossible()) return null;
-  return { e164: parsed.number, digits: parsed.number.slice(1) };
+  // The number we store must read back as itself (API.md §1.7), or a contact could never be found
+  // by its own number. Two ways libphonenumber's first reading is not that (found by the phone
+  // fuzz target): a local number of a country that shares its calling code (`5550100` in Canada)
+  // is possible, but its E.164 form (`+15550100`) belongs to the code's main country, where it is
+  // not: refused; and a national prefix written twice (`+44 0-0131…`) loses only one 0, the next
+  // reading the other: the number is the second reading, when that one reads back as itself.
+  // Input already in E.164 (what the API stores and most clients send) is its own reading.
+  let number = parsed.number;
+  if (raw !== number) {
+    const again = parse(number, region);
+    if (!again || !again.isPossible()) return null;
+    if (again.number !== number) {
+      const third = parse(again.number, region);
+      if (!third || third.number !== again.number || !third.isPossible()) return null;
+      number = again.number;
+    }
+  }
+  return { e164: number, digits: number.slice(1) };
 }
 
 /** Every country calling code (`1`, `44`, `358`…): a prefix-free set, 1 to 3 digits long. */

@@ -65,7 +65,9 @@ const URL_SAFE = /^[A-Za-z0-9_.-]*$/;
 export function phpUrlEncode(text: string): string {
   // Most keys and values (tokens, page numbers) need no escaping at all.
   if (URL_SAFE.test(text)) return text;
-  return encodeURIComponent(text)
+  // A lone UTF-16 surrogate has no UTF-8 bytes: it is written as U+FFFD, as Buffer writes it,
+  // instead of encodeURIComponent's URIError (found by the query fuzz target).
+  return encodeURIComponent(text.toWellFormed())
     .replace(/%20/g, '+')
     .replace(/[!'()*~]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
 }

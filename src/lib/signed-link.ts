@@ -32,7 +32,7 @@ function signature(secret: string | Uint8Array, carrier: string, accountId: stri
  * The query string (without `?`) of a link to `target`, valid until `expiresAtSeconds` included.
  * @param secret the signing key (at least 16 bytes; the same on every instance).
  * @param expiresAtSeconds Unix seconds (an integer); the caller gives at least 24 hours from now.
- * @throws RangeError for a short secret, ids that are not positive safe integers, or a bad expiry.
+ * @throws RangeError for a short secret, ids that are not positive safe integers, or an expiry that is not a positive integer of at most 12 digits.
  */
 export function signMediaLink(secret: string | Uint8Array, target: MediaLinkTarget, expiresAtSeconds: number): string {
   if ((typeof secret === 'string' ? Buffer.byteLength(secret, 'utf8') : secret.length) < 16)
@@ -44,6 +44,8 @@ export function signMediaLink(secret: string | Uint8Array, target: MediaLinkTarg
   ] as const) {
     if (!Number.isSafeInteger(v) || v <= 0) throw new RangeError(`${name} must be a positive integer`);
   }
+  // The query carries at most 12 digits of expiry (QUERY): a later one would make a link no check accepts.
+  if (expiresAtSeconds > 999_999_999_999) throw new RangeError('expiresAtSeconds must have at most 12 digits');
   const a = String(target.accountId);
   const m = String(target.mediaId);
   const e = String(expiresAtSeconds);

@@ -124,6 +124,10 @@ describe('phpUrlEncode / buildQuery', () => {
     assert.equal(phpUrlEncode("!'()*"), '%21%27%28%29%2A');
     assert.equal(phpUrlEncode('+1/2'), '%2B1%2F2');
   });
+  test('a lone surrogate is written as U+FFFD, not a URIError (fuzz: query)', () => {
+    assert.equal(phpUrlEncode('\ud83d\u01c5$'), '%EF%BF%BD%C7%85%24');
+    assert.equal(buildQuery(new Map([['_method', '\udc00']])), '_method=%EF%BF%BD');
+  });
   test('http_build_query with arrays', () => {
     assert.equal(buildQuery(parseParams('page=2&id[]=1&id[]=2&q=a+b')), 'page=2&id%5B0%5D=1&id%5B1%5D=2&q=a+b');
   });

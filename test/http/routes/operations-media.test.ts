@@ -363,6 +363,28 @@ storeTest('media/upload over a real socket (fetch + FormData, and a chunked mult
   assert.match(body, /^201 \{"Id":\d+,"FileName":"chunked.bmp","MimeType":"image\/bmp","Size":6134,"Width":50,"Height":40,/);
 });
 
+storeTest('media/upload: a form cut short inside a part other than `file` is a 400, and the server goes on (fuzz: body)', async (t) => {
+  // Found by the body fuzz target (fuzz/crashes/body): busboy errored the skipped part's stream,
+  // nobody listened, and the uncaught error ended the process.
+  const ctx = await buildTestApp(t);
+  const demo = await ctx.seed();
+  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+  for (const field of ['Name', 'note', 'file2']) {
+    const cut = `--xYzZY\r\nContent-Disposition: form-data; name="${field}"; filename="a.png"\r\n\r\n`;
+    const res = await fetch(`${base}${urlOf(UPLOAD, demo.token)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'multipart/form-data; boundary="xYzZY"' },
+      body: cut,
+    });
+    assert.equal(res.status, 400, field);
+    assert.equal(((await res.json()) as { message: string }).message, 'Invalid multipart body: Unexpected end of form');
+  }
+  const after = await fetch(`${base}${urlOf('/v1/media/index', demo.token)}`);
+  assert.equal(after.status, 200);
+  await after.arrayBuffer();
+});
+
 storeTest('media/index, view, download, delete: 404 for another account, paging, HEAD, delete removes it from templates', async (t) => {
   const ctx = await buildTestApp(t);
   const demo = await ctx.seed();
