@@ -217,6 +217,7 @@ export async function updateKey(deps: KeyDeps, principal: Principal, id: string,
 /**
  * `keys/roll?id=` (POST, `GraceSeconds` 0 to 604800, default 86400): a new secret; the old one
  * keeps working for the grace, then stops. A second roll ends the first one's old secret at once.
+ * @throws ValidationFailedError `Scopes is invalid.` when the key holds a scope the caller lacks.
  */
 export async function rollKey(
   deps: KeyDeps,
@@ -225,6 +226,10 @@ export async function rollKey(
   input: Input,
 ): Promise<{ row: repo.KeyRow; secret: string }> {
   const existing = await viewKey(deps, principal.accountId, id);
+  // A roll hands the caller the key's new secret, and so its scopes: a key cannot give what its
+  // maker lacks (docs/API.md §15.2), so a key beyond the caller's own scopes is `Scopes is invalid.`
+  if (!grantsAll(principal.scopes, keyLists(existing).scopes as Scope[]))
+    throw new ValidationFailedError([{ field: 'Scopes', message: messages.invalid('Scopes') }]);
   const checked = validate(input, defineRules([{ field: 'GraceSeconds', rule: 'integer', min: 0, max: MAX_GRACE_SECONDS }]));
   if (checked.errors.length > 0) throw new ValidationFailedError(checked.errors);
   const grace = checked.values.GraceSeconds ?? DEFAULT_GRACE_SECONDS;

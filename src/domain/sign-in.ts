@@ -282,17 +282,25 @@ export async function signOut(
 /**
  * `POST /console/api/invite` with `Code` and `Password`: sets the password (once, within 72
  * hours) and signs in.
- * @throws ValidationFailedError `Code is invalid.` (used, expired or unknown), the password's errors.
+ * @throws ValidationFailedError `Code is invalid.` (used, expired or unknown), the password's errors;
+ *   HttpStatusError 429 under the lockout (by IP).
  */
 export async function acceptInvite(deps: SignInDeps, who: Requester, input: Record<string, unknown>): Promise<NewSession> {
   const now = deps.clock.nowSeconds();
   const code = text(input.Code).trim();
+  // Taking an invite is a sign-in (docs/API.md §15.5): the lockout of §15.3 is checked first, for
+  // the address, and a wrong code is a failure for the address, as a wrong key is (§15.7: a sign-in
+  // that names no email is limited by its address). A missing code is no failure.
+  await checkLockout(deps.store, [`ip:${who.ip}`], now);
   const user = code === '' || code.length > 128 ? undefined : await repo.findUserByInvite(deps.store.db, hashToken(code));
   const errors = [];
-  if (!user || user.invite_expires_at === null || Number(user.invite_expires_at) <= now)
-    errors.push({ field: 'Code', message: 'Code is invalid.' });
+  const wrongCode = !user || user.invite_expires_at === null || Number(user.invite_expires_at) <= now;
+  if (wrongCode) errors.push({ field: 'Code', message: 'Code is invalid.' });
   errors.push(...passwordErrors(input.Password));
-  if (errors.length > 0) throw new ValidationFailedError(errors);
+  if (errors.length > 0) {
+    if (wrongCode && code !== '') await recordFailure(deps, who, undefined, undefined, now);
+    throw new ValidationFailedError(errors);
+  }
   const hash = await hashPassword(input.Password as string);
   await repo.updateUser(deps.store.db, user!.id, { password_hash: hash, invite_hash: null, invite_expires_at: null }, now);
   accounts.noteCredentialChange();

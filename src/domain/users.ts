@@ -233,11 +233,14 @@ export async function deleteUser(deps: Pick<UserDeps, 'store' | 'clock'>, princi
  * `users/reset?id=` (POST): a new InviteUrl; the person's password, two-factor, passkeys and
  * sessions end at once (decision: a reset is how a person who lost their password or their
  * authenticator gets back in, so the link must be enough, and whatever may have leaked stops).
- * Resetting an owner takes an owner.
+ * Resetting an owner takes an owner, and resetting anyone a caller whose scopes cover their role.
+ * @throws ValidationFailedError `Role is invalid.` otherwise.
  */
 export async function resetUser(deps: UserDeps, principal: Principal, id: string): Promise<{ row: UserRow; inviteUrl: string }> {
   const user = await viewUser(deps, principal.accountId, id);
-  if (user.role === 'owner' && !actsAsOwner(principal))
+  // The new InviteUrl signs in with the person's role: resetting gives that role, so the rules for
+  // giving a role apply (docs/API.md §15.3: within the caller's own scopes; an owner by an owner).
+  if (roleError(principal, user.role) !== undefined)
     throw new ValidationFailedError([{ field: 'Role', message: messages.invalid('Role') }]);
   const now = deps.clock.nowSeconds();
   const invite = newInvite(now);

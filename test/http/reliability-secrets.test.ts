@@ -11,7 +11,6 @@ import assert from 'node:assert/strict';
 import crypto, { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { syncBuiltinESMExports } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { InjectOptions } from 'fastify';
 import { issueToken } from '../../src/domain/accounts.ts';
@@ -20,6 +19,7 @@ import { insertToken, revokeToken } from '../../src/store/repositories/accounts.
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { spawnServe, tempDir, waitForHttp } from '../helpers/cli.ts';
 import { freePort } from '../helpers/net.ts';
+import { traceCrypto } from '../helpers/crypto-trace.ts';
 import { storeTest } from '../helpers/stores.ts';
 import { openProbe, rawExchange, TABLES } from '../helpers/reliability.ts';
 
@@ -333,44 +333,14 @@ storeTest('secrets: token comparison is constant time (structural)', async (t) =
   const revoked = (await issueToken(ctx.store, demo.account.id)).token;
   await revokeToken(ctx.store.db, { tokenHash: hashToken(revoked) }, Math.floor(Date.now() / 1000));
 
-  // Calls on the request path, in order: `hash(token)` when the presented token is hashed (by
-  // createHash().update or the one-shot crypto.hash), `timingSafeEqual(a,b)` with byte lengths.
-  let current = '';
-  const calls: string[] = [];
-  const noteHash = (algorithm: string, data: unknown) => {
-    if (typeof data === 'string' && data === current) calls.push(`${algorithm.toLowerCase()}(token)`);
-  };
-  const original = { timingSafeEqual: crypto.timingSafeEqual, createHash: crypto.createHash, hash: crypto.hash };
-  crypto.timingSafeEqual = (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {
-    calls.push(`timingSafeEqual(${a.byteLength},${b.byteLength})`);
-    return original.timingSafeEqual(a, b);
-  };
-  crypto.createHash = (algorithm: string, options?: crypto.HashOptions) => {
-    const h = original.createHash(algorithm, options);
-    const update = h.update.bind(h) as (data: unknown, encoding?: unknown) => crypto.Hash;
-    h.update = (data: unknown, encoding?: unknown) => {
-      noteHash(algorithm, data);
-      return update(data, encoding);
-    };
-    return h;
-  };
-  if (original.hash) {
-    crypto.hash = ((algorithm: string, data: crypto.BinaryLike, outputEncoding?: crypto.BinaryToTextEncoding) => {
-      noteHash(algorithm, data);
-      return original.hash(algorithm, data, outputEncoding);
-    }) as typeof crypto.hash;
-  }
-  syncBuiltinESMExports();
-  t.after(() => {
-    Object.assign(crypto, original);
-    syncBuiltinESMExports();
-  });
-
+  // Calls on the request path, in order: `sha256(token)` when the presented token is hashed,
+  // `timingSafeEqual(a,b)` with byte lengths (test/helpers/crypto-trace.ts).
+  const tracer = traceCrypto(t, 'token');
   const trace = async (token: string) => {
-    calls.length = 0;
-    current = token;
-    const res = await ctx.app.inject({ url: `/v1/credits/balance?access_token=${encodeURIComponent(token)}` });
-    return { status: res.statusCode, calls: [...calls], hashed: calls.includes('sha256(token)') };
+    const { result: res, calls } = await tracer.run(token, () =>
+      ctx.app.inject({ url: `/v1/credits/balance?access_token=${encodeURIComponent(token)}` }),
+    );
+    return { status: res.statusCode, calls, hashed: calls.includes('sha256(token)') };
   };
 
   const real = demo.token;

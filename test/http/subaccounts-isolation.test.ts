@@ -10,134 +10,20 @@
  */
 import assert from 'node:assert/strict';
 import { OPERATIONS } from '../../src/http/routes/index.ts';
-import { insertNumber } from '../../src/store/repositories/numbers.ts';
-import { TABLES } from '../../src/store/tables.ts';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { buildTestApp } from '../helpers/app.ts';
 import { call, UNUSED_ID } from '../helpers/operations.ts';
 import { storeTest } from '../helpers/stores.ts';
-
-/** The table whose ids an operation's `id` names, by path. */
-function tableOf(path: string): string {
-  const [, , controller = '', action = ''] = path.split('/');
-  if (controller === 'sms')
-    return ['view-scheduled', 'update-scheduled', 'cancel-scheduled'].includes(action) ? 'scheduled_messages' : 'messages';
-  if (controller === 'webhooks' && action === 'redeliver') return 'webhook_deliveries';
-  const tables: Record<string, string> = {
-    contacts: 'contacts',
-    groups: 'groups',
-    'custom-contact-fields': 'custom_fields',
-    'custom-contact-fields-entry': 'custom_field_entries',
-    keyword: 'keyword_reservations',
-    media: 'media',
-    'mms-templates': 'mms_templates',
-    webhooks: 'webhooks',
-    keys: 'api_tokens',
-    users: 'users',
-    subaccounts: 'accounts',
-  };
-  const t = tables[controller];
-  assert.ok(t, `no table known for ${path}: add it here`);
-  return t;
-}
-
-/** Every row of every account table that has an account_id, for one account. */
-async function snapshot(ctx: TestApp, accountId: number): Promise<Record<string, unknown[]>> {
-  const out: Record<string, unknown[]> = {};
-  for (const t of TABLES) {
-    if (t === 'accounts') continue;
-    out[t] = await ctx.store.db
-      .selectFrom(t as 'contacts')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .execute();
-    out[t].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
-  }
-  out.account = [await ctx.store.db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirst()];
-  return out;
-}
-
-interface World {
-  name: string;
-  id: number;
-  token: string;
-}
-
-async function post(ctx: TestApp, token: string, path: string, body: unknown, query = ''): Promise<{ Id: number }> {
-  const res = await call(ctx.app, { method: 'POST', path, token, body, query });
-  assert.ok(res.statusCode === 200 || res.statusCode === 201, `${path}: ${res.statusCode} ${res.body}`);
-  const json = res.json<{ Id: number } | { Id: number }[]>();
-  return Array.isArray(json) ? json[0]! : json;
-}
-
-/** One record of each kind the demo does not make: a message, a webhook, a keyword, a key, a person. */
-async function fill(ctx: TestApp, w: World, n: number): Promise<void> {
-  const numbers = await call(ctx.app, { path: '/v1/numbers/index', token: w.token, query: 'per-page=100' });
-  const active = numbers.json<{ Number: string; Status_Id: number }[]>().find((x) => x.Status_Id === 0)!.Number;
-  await post(ctx, w.token, '/v1/sms/send', { Message: `hello ${w.name}`, MobilePhone: '+15551234567', Number: active });
-  await post(ctx, w.token, '/v1/webhooks/create', { Url: `https://hooks-${n}.example.com/x`, Events: ['message.sent'] });
-  await post(ctx, w.token, '/v1/keyword/reserve', { Keyword: `WORD${n}`, Number: active });
-  await post(ctx, w.token, '/v1/keys/create', { Name: `extra ${w.name}` });
-  await post(ctx, w.token, '/v1/users/create', { Email: `someone-${n}@example.com` });
-}
+import { buildWorlds, idLookup, idOperations, snapshot, tableOf, type World } from '../helpers/tenancy.ts';
 
 storeTest(
   'BOLA with sub-accounts: every id of a parent, two children and an unrelated account, with every other key, on every id operation',
   async (t) => {
     const ctx = await buildTestApp(t);
-    const seeds = [await ctx.seed('Parent'), await ctx.seed('Child 1'), await ctx.seed('Child 2'), await ctx.seed('Unrelated')];
-    const worlds: World[] = seeds.map((s) => ({ name: s.account.name, id: s.account.id, token: s.token }));
-    const [parent, c1, c2] = worlds as [World, World, World, World];
-    // The children are made sub-accounts of the parent as subaccounts/create would leave them.
-    await ctx.store.db.updateTable('accounts').set({ parent_id: parent.id }).where('id', 'in', [c1.id, c2.id]).execute();
-    for (const [i, w] of worlds.entries()) await fill(ctx, w, i);
-    // A delivery of each webhook, so that webhooks/redeliver has ids to try.
-    const hooks = await ctx.store.db.selectFrom('webhooks').select(['id', 'account_id']).execute();
-    for (const h of hooks) {
-      await ctx.store.db
-        .insertInto('webhook_deliveries')
-        .values({
-          account_id: Number(h.account_id),
-          webhook_id: Number(h.id),
-          event: 'message.sent',
-          msg_id: `msg_${h.id}`,
-          payload: '{"v":1,"type":"message.sent","at":1,"data":{}}',
-          status: 'Failed',
-          attempts: 1,
-          last_status_code: 500,
-          created_at: 1,
-          updated_at: 1,
-          due_at: null,
-          lease_token: null,
-        })
-        .execute();
-    }
-
-    const ids = new Map<string, Map<number, number[]>>(); // table → account → ids (two at most)
-    const idsOf = async (table: string, accountId: number): Promise<number[]> => {
-      let byAccount = ids.get(table);
-      if (!byAccount) ids.set(table, (byAccount = new Map()));
-      let list = byAccount.get(accountId);
-      if (!list) {
-        const rows =
-          table === 'accounts'
-            ? await ctx.store.db.selectFrom('accounts').select('id').where('id', '=', accountId).execute()
-            : await ctx.store.db
-                .selectFrom(table as 'contacts')
-                .select('id')
-                .where('account_id', '=', accountId)
-                .orderBy('id')
-                .limit(2)
-                .execute();
-        list = rows.map((r) => Number(r.id));
-        byAccount.set(accountId, list);
-      }
-      return list;
-    };
+    const { all: worlds, parent, c1, c2 } = await buildWorlds(ctx);
+    const idsOf = idLookup(ctx);
 
     const before = await Promise.all(worlds.map((w) => snapshot(ctx, w.id)));
-    const idOps = OPERATIONS.filter((op) =>
-      Object.hasOwn((op.schema.query as { properties?: object } | undefined)?.properties ?? {}, 'id'),
-    );
+    const idOps = idOperations();
     assert.ok(idOps.length >= 50, `every operation with an id: ${idOps.length}`);
     let tried = 0;
     for (const op of idOps) {
@@ -177,17 +63,9 @@ storeTest(
   'BOLA with sub-accounts: every number held by one account alone, with every other key, on every operation that takes a number (API.md §17)',
   async (t) => {
     const ctx = await buildTestApp(t);
-    const seeds = [await ctx.seed('Parent'), await ctx.seed('Child 1'), await ctx.seed('Child 2'), await ctx.seed('Unrelated')];
-    const worlds: World[] = seeds.map((s) => ({ name: s.account.name, id: s.account.id, token: s.token }));
-    const [parent, c1, c2] = worlds as [World, World, World, World];
-    await ctx.store.db.updateTable('accounts').set({ parent_id: parent.id }).where('id', 'in', [c1.id, c2.id]).execute();
+    const { all: worlds } = await buildWorlds(ctx);
     // Each account also holds a long number and a short code of its own (the demo's are shared by all).
-    const own = new Map<World, string[]>();
-    for (const [i, w] of worlds.entries()) {
-      const mine = [`1555019000${i}`, `7700${i}`];
-      for (const n of mine) await insertNumber(ctx.store.db, w.id, n, 0, null, 1);
-      own.set(w, mine);
-    }
+    const own = new Map<World, string[]>(worlds.map((w) => [w, w.ownNumbers]));
     // A never-held number written the same ways, for the answer each attempt must equal.
     const unused = ['15550199999', '77999'];
     const numberOps = OPERATIONS.filter((op) =>

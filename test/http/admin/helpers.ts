@@ -39,7 +39,7 @@ export async function adminOk<T>(ctx: TestApp, status: number, o: CallOptions): 
  * response (as on /v1), so a read right after the response may come before it.
  */
 export async function eventually(check: () => Promise<void>): Promise<void> {
-  const deadline = Date.now() + 2000;
+  const deadline = Date.now() + 20_000;
   for (;;) {
     try {
       return await check();

@@ -347,7 +347,7 @@ storeTest('last use: DateLastUsed and LastIp are kept, written at most once a mi
   assert.equal((await view()).DateLastUsed, null);
   // The use is written beside the request: wait (bounded) for the expected value.
   const seen = (expected: string) =>
-    until(`DateLastUsed ${expected}`, async () => ((await view()).DateLastUsed === expected ? true : undefined), 5000);
+    until(`DateLastUsed ${expected}`, async () => ((await view()).DateLastUsed === expected ? true : undefined), 20_000);
   await balance(ctx, key.Secret!, '192.0.2.1');
   await seen('2030-06-01 08:00:00');
   assert.equal((await view()).LastIp, '192.0.2.1');
