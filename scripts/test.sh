@@ -9,5 +9,8 @@ shopt -s nullglob globstar
 cd "$(dirname "$0")/.."
 
 # test/**/*.test.ts matches test/*.test.ts too (globstar): one pattern, each file once. Arguments
-# go to node before the files (npm test -- --test-reporter=spec).
-exec node --import tsx --test --test-concurrency=2 "$@" test/**/*.test.ts
+# go to node before the files (npm test -- --test-reporter=spec). Without a reporter of the caller's,
+# scripts/test-reporter.mjs: node's TAP, with every failed test repeated just before the summary.
+reporter=(--test-reporter=./scripts/test-reporter.mjs --test-reporter-destination=stdout)
+for arg in "$@"; do case "$arg" in --test-reporter*) reporter=() ;; esac; done
+exec node --import tsx --test --test-concurrency=2 "${reporter[@]}" "$@" test/**/*.test.ts

@@ -96,7 +96,7 @@ interface Db {
 }
 
 async function poll(found: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + 20_000;
   while (!(await found())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));

@@ -46,7 +46,7 @@ function carrierFor(phone: FakePhone, over: Partial<AndroidCarrierOptions> = {})
 }
 
 /** Polls `cond` every 10 ms for at most `ms`. */
-async function until(cond: () => boolean, ms = 5_000): Promise<void> {
+async function until(cond: () => boolean, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) throw new Error('condition not met in time');

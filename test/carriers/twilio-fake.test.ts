@@ -47,7 +47,7 @@ function sms(o: Partial<OutboundMessage> = {}): OutboundMessage {
   return { id: 1, accountId: 7, from: '15550100001', to: '15550100002', text: 'Hello', typeId: 1, segments: 1, attempt: 1, ...o };
 }
 
-async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
+async function until(cond: () => boolean, what: string, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
@@ -141,7 +141,7 @@ test('temporary failures: 429 (with Retry-After), 5xx, a hanging provider, a cut
   for (const [answer, code] of cases) {
     d.answer = () => answer;
     // A 429 without Retry-After pauses a second; let the pause pass before the next case.
-    await until(() => c2.ready!(), 'the pause to end', 3000);
+    await until(() => c2.ready!(), 'the pause to end', 10_000);
     const started = Date.now();
     const r = await c2.submit(sms());
     assert.deepEqual(r, { kind: 'retry', errorCode: code }, JSON.stringify(answer));

@@ -180,7 +180,7 @@ describe('msgsvc serve: first start', { concurrency: true }, () => {
     for (const m of all) assert.equal(m.Credits, m.Direction === 'Outbound' ? m.Segments : 0);
     type Scheduled = { Status_Id: number; Type_Id: number };
     let scheduled: Scheduled[] = [];
-    for (const deadline = Date.now() + 2000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
       scheduled = (await get('sms/single-schedule-messages')).body as Scheduled[];
       if (scheduled.every((m) => m.Status_Id !== 1)) break;
     }

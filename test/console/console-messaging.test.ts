@@ -275,7 +275,8 @@ test(
           `^Cancel the message to \\+12025550177 at ${zoneDay(2)} 10:00:00\\? It will not be sent, and the credits it had reserved are released\\.$`,
         ),
       );
-      assert.equal(await focused(page), 'BUTTON');
+      // The focus moves to the question's button once it is shown (a bounded wait: a loaded machine may take a frame longer).
+      await until(async () => (await focused(page)) === 'BUTTON', "the focus on the question's button");
       assert.equal(requests.slice(since).filter((r) => r.method === 'DELETE').length, 0, 'cancelled before the confirmation');
       await card.getByRole('button', { name: 'Keep it' }).click();
       assert.equal((await call('GET', `/v1/sms/view-scheduled?id=${id}`)).status, 200);

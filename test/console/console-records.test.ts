@@ -134,7 +134,7 @@ test('console records: contacts, custom fields, groups and numbers, whole, in Ch
       await until(
         async () => (await focused(page)).tag === 'BUTTON',
         'the focus back on Delete contact after Cancel (not on <body>)',
-        2000,
+        10_000,
       );
       assert.equal((await focused(page)).text, 'Delete contact');
       assert.equal((await api('GET', `contacts/view?id=${id}`)).status, 200, 'Cancel deleted the contact');
@@ -172,7 +172,7 @@ test('console records: contacts, custom fields, groups and numbers, whole, in Ch
         assert.match(question, words);
       await confirm.getByRole('button', { name: 'Cancel' }).click();
       await confirm.waitFor({ state: 'detached' });
-      await until(async () => (await focused(page)).tag === 'BUTTON', 'the focus back on Erase… after Cancel (not on <body>)', 2000);
+      await until(async () => (await focused(page)).tag === 'BUTTON', 'the focus back on Erase… after Cancel (not on <body>)', 10_000);
       assert.equal((await api('GET', `contacts/view?id=${id}`)).status, 200, 'Cancel erased the contact');
       await erase.click();
       await confirm.getByRole('button', { name: 'Erase', exact: true }).click();

@@ -327,9 +327,9 @@ test(
         'cannot be undone',
       ])
         assert.ok(text.includes(part), `the question says ${part}: ${text}`);
-      assert.equal(
-        await page.evaluate('document.activeElement && document.activeElement.textContent'),
-        'Close it',
+      // The focus moves to the confirm once the question is shown (a bounded wait: a loaded machine may take a frame longer).
+      await until(
+        async () => (await page.evaluate('document.activeElement && document.activeElement.textContent')) === 'Close it',
         'the confirm is focused',
       );
       await question.getByRole('button', { name: 'Keep it' }).click();

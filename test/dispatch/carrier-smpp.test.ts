@@ -287,7 +287,7 @@ test(
           .kind,
         'accepted',
       );
-      await until('the orphan receipt to be given up', () => carrier.status().counters.receiptsUnmatched === 1, 3000);
+      await until('the orphan receipt to be given up', () => carrier.status().counters.receiptsUnmatched === 1, 10_000);
       assert.equal(carrier.status().heldReceipts, 0);
       assert.deepEqual(
         await carrier.submit({ id: 2, accountId: 1, from: SHORT, to: '15551230021', text: 'mms', typeId: 2, segments: 1, attempt: 1 }),

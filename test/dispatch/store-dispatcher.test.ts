@@ -335,7 +335,7 @@ storeTest('the loop: start() dispatches on its own (real time, bounded wait), st
   const { dispatcher } = testDispatcher(ctx, { realTime: true, carrier: createSandboxCarrier({ receiptMs: 20 }), pollMs: 5 });
   await dispatcher.start();
   t.after(() => dispatcher.stop());
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + 20_000;
   while (Date.now() < deadline && (await status(ctx, ids[0]!)) !== 'Delivered') await new Promise((r) => setTimeout(r, 10));
   assert.equal(await status(ctx, ids[0]!), 'Delivered');
   while (Date.now() < deadline && (await status(ctx, ids[1]!)) !== 'Undelivered UNDELIV') await new Promise((r) => setTimeout(r, 10));

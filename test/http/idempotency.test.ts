@@ -316,7 +316,7 @@ async function holdReservations(ctx: TestApp): Promise<() => Promise<void>> {
 
 /** Waits until the account's row for `key` exists (read beside the app's own connection). */
 async function waitForRow(ctx: TestApp, accountId: number, key: string): Promise<void> {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + 20_000;
   const reader = ctx.config.database.kind === 'sqlite' ? new SQLite(ctx.dbPath, { readonly: true }) : undefined;
   try {
     for (;;) {
@@ -568,7 +568,7 @@ storeTest('24 hours by the injected clock: a replay until the last second, then 
   await post('old');
   clock += 86_400 + 60;
   await post('new');
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + 20_000;
   while ((await keyRows(ctx)).some((r) => r.key === 'old') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   assert.deepEqual(
     (await keyRows(ctx)).map((r) => r.key),

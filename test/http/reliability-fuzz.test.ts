@@ -24,6 +24,8 @@ import type { DemoAccount } from '../../src/domain/demo.ts';
 import { issueToken } from '../../src/domain/accounts.ts';
 import { revokeToken } from '../../src/store/repositories/accounts.ts';
 import { hashToken } from '../../src/domain/tokens.ts';
+import type { ApiTokensTable } from '../../src/store/tables.ts';
+import type { Selectable } from 'kysely';
 import { CONTROLLERS } from '../../src/http/routes/index.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { storeTest } from '../helpers/stores.ts';
@@ -182,6 +184,8 @@ interface World {
   a: DemoAccount;
   b: DemoAccount;
   revoked: string;
+  /** A's key as it was made; put back after a valid keys write changes it (see restoreKeyA). */
+  aKey: Selectable<ApiTokensTable>;
 }
 
 async function world(t: { after(fn: () => unknown): void }): Promise<World> {
@@ -190,9 +194,14 @@ async function world(t: { after(fn: () => unknown): void }): Promise<World> {
   const b = await ctx.seed('Fuzz B');
   const { token: revoked } = await issueToken(ctx.store, a.account.id, 'revoked');
   await revokeToken(ctx.store.db, { tokenHash: hashToken(revoked) }, Math.floor(Date.now() / 1000));
+  const aKey = await ctx.store.db
+    .selectFrom('api_tokens')
+    .selectAll()
+    .where('token_hash', '=', hashToken(a.token))
+    .executeTakeFirstOrThrow();
   const probe = openProbe(ctx.dbPath);
   t.after(() => probe.close());
-  return { ctx, probe, a, b, revoked };
+  return { ctx, probe, a, b, revoked, aKey };
 }
 
 // ------------------------------------------------------------------ generators
@@ -737,7 +746,28 @@ function makeChecker(w: World) {
       );
       writes++;
     },
+    /** Takes the database as it is now as the next request's starting point (after restoreKeyA). */
+    resync(): void {
+      version = w.probe.version();
+      fingerprint = w.probe.fingerprint();
+    },
   };
+}
+
+/**
+ * Almost every generated request carries A's key, and the ids it tries are small integers, among
+ * them that key's own id: a valid keys/delete, keys/roll with GraceSeconds 0 or keys/update that
+ * narrows the scopes ends or limits it (API.md §15.2), and every later request gets 401 or 403,
+ * so the rest of the run reaches nothing. After such a write has been checked, the key is put back
+ * as it was made, outside the checked request.
+ */
+async function restoreKeyA(w: World, checker: ReturnType<typeof makeChecker>): Promise<void> {
+  const { id, ...made } = w.aKey;
+  const now = await w.ctx.store.db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+  // keys/delete revokes (the row stays), so putting the row's columns back is enough.
+  if (JSON.stringify(now) === JSON.stringify(w.aKey)) return;
+  await w.ctx.store.db.updateTable('api_tokens').set(made).where('id', '=', id).execute();
+  checker.resync();
 }
 
 function requestArb(w: World, body: 'none' | 'fields' | 'hostile') {
@@ -780,6 +810,8 @@ async function injectOne(w: World, checker: ReturnType<typeof makeChecker>, r: G
     },
     r.op.path,
   );
+  if (r.op.controller === 'keys' && res.statusCode >= 200 && res.statusCode < 300 && WRITE_METHODS.has(r.method))
+    await restoreKeyA(w, checker);
 }
 
 async function stillServing(w: World): Promise<void> {

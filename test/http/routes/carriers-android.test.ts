@@ -357,7 +357,7 @@ storeTest('over real sockets: the carrier registers its webhooks on the phone, a
   });
   await carrier.start({ receipt: async () => {}, inbound: async () => {} });
   t.after(() => carrier.stop());
-  const deadline = Date.now() + 5_000;
+  const deadline = Date.now() + 20_000;
   while (phone.webhooks.size < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   assert.deepEqual(
     [...phone.webhooks.values()].map((w) => w.url),
