@@ -36,6 +36,37 @@ export async function until(check: () => Promise<boolean>, what: string, ms = 15
   }
 }
 
+/**
+ * Types `text` into the first input matching `selector` in the same task that inserts it into the
+ * page (a MutationObserver's callback runs before the next paint and before any animation frame):
+ * the fastest keystroke a person can make. Resolves once the observer is set; the caller then
+ * navigates. Evaluated as text: the page's CSP forbids Playwright's own function evaluation.
+ */
+export async function typeOnArrival(page: Page, selector: string, text: string): Promise<void> {
+  const args = JSON.stringify([selector, text]);
+  await page.evaluate(`(() => {
+    const [selector, text] = ${args};
+    const type = (input) => {
+      Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(input, text);
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    };
+    const observer = new MutationObserver(() => {
+      const input = document.querySelector(selector);
+      if (input === null) return;
+      observer.disconnect();
+      type(input);
+    });
+    observer.observe(document, { childList: true, subtree: true });
+  })()`);
+}
+
+/** Resolves after `n` animation frames of the page (effects that run after paint have run). */
+export async function frames(page: Page, n = 3): Promise<void> {
+  await page.evaluate(
+    `new Promise((resolve) => { let left = ${n}; const step = () => (--left <= 0 ? resolve(true) : requestAnimationFrame(step)); requestAnimationFrame(step); })`,
+  );
+}
+
 /** axe-core on the page as it is now: the serious and critical violations, one line each. */
 export async function seriousViolations(page: Page): Promise<string[]> {
   const result = await new AxeBuilder({ page }).analyze();

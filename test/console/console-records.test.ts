@@ -26,7 +26,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { checkPage, signIn, startConsole, until } from './browser.ts';
+import { checkPage, frames, signIn, startConsole, typeOnArrival, until } from './browser.ts';
 
 const DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
@@ -398,6 +398,40 @@ test('console records: contacts, custom fields, groups and numbers, whole, in Ch
       assert.equal((await api('GET', `custom-contact-fields/view?id=${fieldId}`)).status, 404);
       assert.equal((await api('GET', `custom-contact-fields-entry/view?id=${entryId}`)).status, 404);
       await notOnBody(page, 'the focus fell to <body> after the delete');
+    },
+  );
+
+  await t.test(
+    "what is typed in a page's first frame stays: a filter, and a contact's value (an effect after the paint wiped it)",
+    async () => {
+      // The contacts search, typed as the list page appears.
+      await open('overview', 'Overview');
+      await typeOnArrival(page, '#contacts-search', 'Ada');
+      await page.evaluate('location.hash = "#/contacts"');
+      await page.getByRole('heading', { level: 1, name: 'Contacts' }).waitFor();
+      await frames(page);
+      assert.equal(await page.locator('#contacts-search').inputValue(), 'Ada');
+      // A contact's value of a custom field, typed as the contact's page draws it, is what Save sends.
+      const made = await api('POST', 'custom-contact-fields/create', { fname: 'Early' });
+      assert.equal(made.status, 201);
+      const fieldId = made.json.Id as number;
+      const contact = demo.contacts[3]!;
+      await typeOnArrival(page, `#value-${fieldId}`, 'First frame');
+      await page.evaluate(`location.hash = "#/contacts/${contact.Id}"`);
+      const value = page.locator(`[data-testid="field-value"][data-field="${fieldId}"]`);
+      await value.waitFor();
+      await frames(page);
+      assert.equal(await value.getByRole('textbox', { name: 'Early' }).inputValue(), 'First frame');
+      await value.getByRole('button', { name: 'Save Early' }).click();
+      await value.getByText('Saved.').waitFor();
+      const entries = (await api('GET', `custom-contact-fields-entry/index?frcontact=${contact.Id}&frfield=${fieldId}`)).json as {
+        Entry: string;
+      }[];
+      assert.deepEqual(
+        entries.map((e) => e.Entry),
+        ['First frame'],
+      );
+      assert.equal((await api('DELETE', `custom-contact-fields/delete?id=${fieldId}`)).status, 204);
     },
   );
 

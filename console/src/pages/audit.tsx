@@ -1,8 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
 import type { Api, AuditEntry } from '../api.ts';
 import { placeHref, useUrlFilters } from '../route.ts';
 import { ErrorLine, Pager, usePagedList } from './list.tsx';
-import { serviceDateTime, When } from './ui.tsx';
+import { serviceDateTime, useDraft, When } from './ui.tsx';
 
 /** The filters, as the URL keeps them (`from` and `to` as the datetime-local inputs write them); the operator's add AccountId. */
 const FILTERS = ['Actor', 'Operation', 'from', 'to'] as const;
@@ -28,10 +27,9 @@ export function Audit(props: { api: Api; operator?: boolean }) {
   const { applied, apply } = useUrlFilters<keyof Filters>(keys);
   // An account's own log has no AccountId filter.
   const filters: Filters = operator ? applied : { ...applied, AccountId: '' };
-  const [draft, setDraft] = useState<Filters>(filters);
   // Back, or a link, changes the URL's filters: the form shows them.
   const key = keys.map((k) => filters[k]).join('\n');
-  useEffect(() => setDraft(filters), [key]);
+  const [draft, setDraft] = useDraft<Filters>(filters, key);
   const list = usePagedList<Entry>(
     (page) => {
       const query: Record<string, string> = { page: String(page), 'per-page': '50' };

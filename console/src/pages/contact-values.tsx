@@ -8,7 +8,7 @@ import type { components } from '../../../clients/typescript/src/index.ts';
 import type { Api } from '../api.ts';
 import { FieldMessage, GeneralError, submitForm, useFormErrors, type FieldHelp } from './fields.tsx';
 import { ErrorLine, Pager, usePagedList } from './list.tsx';
-import { ConfirmButton } from './ui.tsx';
+import { ConfirmButton, useDraft } from './ui.tsx';
 import { loadAll, StatusLine } from './contact-shared.tsx';
 
 type CustomField = components['schemas']['CustomField'];
@@ -103,10 +103,9 @@ function FieldValue(props: {
   const { api, field, entry } = props;
   const name = field.Name ?? '';
   const id = `value-${field.Id}`;
-  const [value, setValue] = useState(entry?.Entry ?? '');
-  const [status, setStatus] = useState<string | undefined>();
   // A value saved or removed (here or elsewhere) is the input's new value.
-  useEffect(() => setValue(entry?.Entry ?? ''), [entry?.Id, entry?.Entry]);
+  const [value, setValue] = useDraft(entry?.Entry ?? '', `${entry?.Id}\n${entry?.Entry}`);
+  const [status, setStatus] = useState<string | undefined>();
   const form = useFormErrors(['fvalue', 'frfield', 'frcontact'], VALUE_HELP);
   const body = { frfield: field.Id ?? 0, frcontact: props.contactId, fvalue: value };
   return (

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { components, MsgsvcClient } from '../../../clients/typescript/src/index.ts';
 import { errorText, type Api } from '../api.ts';
 import { go, placeHref, usePlace, useUrlFilters } from '../route.ts';
@@ -16,6 +16,7 @@ import {
 } from './contact-shared.tsx';
 import { CreateContact } from './contact-form.tsx';
 import { ContactView } from './contact-view.tsx';
+import { useDraft } from './ui.tsx';
 
 type ImportReport = components['schemas']['ImportReport'];
 
@@ -38,9 +39,8 @@ function ContactList(props: { api: Api }) {
   const place = usePlace();
   const filters = useUrlFilters(['Search', 'OptedOut', 'GroupId'] as const);
   const { Search, OptedOut, GroupId } = filters.applied;
-  const [draft, setDraft] = useState(filters.applied);
   // Back, Forward or a link changed the filters: the form shows them.
-  useEffect(() => setDraft({ Search, OptedOut, GroupId }), [Search, OptedOut, GroupId]);
+  const [draft, setDraft] = useDraft(filters.applied, `${Search}\n${OptedOut}\n${GroupId}`);
   const [notice] = useState(() => takeNotice('contacts'));
   const list = usePagedList<Contact>(
     (page) =>

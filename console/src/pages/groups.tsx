@@ -1,10 +1,11 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { Api } from '../api.ts';
 import { go, placeHref, usePlace, useUrlFilters } from '../route.ts';
 import { ErrorLine, Pager, usePagedList } from './list.tsx';
 import { count, GroupLink, searchGroups, StatusLine, takeNotice, type Group } from './contact-shared.tsx';
 import { GroupForm, keywordText, useKeywords } from './group-form.tsx';
 import { groupListParams, GroupView } from './group-view.tsx';
+import { useDraft } from './ui.tsx';
 
 /**
  * Groups (docs/API.md §10.3): the list (`#/groups`: groups/index, paged, searched on the server by
@@ -24,8 +25,7 @@ function GroupList(props: { api: Api }) {
   const place = usePlace();
   const filters = useUrlFilters(['Search'] as const);
   const { Search } = filters.applied;
-  const [draft, setDraft] = useState(Search);
-  useEffect(() => setDraft(Search), [Search]);
+  const [draft, setDraft] = useDraft(Search, Search);
   const [notice] = useState(() => takeNotice('groups'));
   const { keywords } = useKeywords(api);
   const list = usePagedList<Group>((page) => searchGroups(api, Search, { page: String(page) }), [api, Search]);

@@ -1,8 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
 import type { Api } from '../api.ts';
 import { placeHref, useUrlFilters } from '../route.ts';
 import { ErrorLine, Pager, usePagedList } from './list.tsx';
-import { serviceDateTime, When } from './ui.tsx';
+import { serviceDateTime, useDraft, When } from './ui.tsx';
 
 /** An entry of the credit ledger (`GET /v1/credits/ledger`, docs/API.md §10.1.1). */
 interface LedgerEntry {
@@ -45,9 +44,8 @@ function ReferenceText(props: { value: string }) {
 export function Ledger(props: { api: Api }) {
   const { api } = props;
   const { applied: filters, apply } = useUrlFilters(FILTERS);
-  const [draft, setDraft] = useState<Filters>(filters);
   const key = FILTERS.map((k) => filters[k]).join('\n');
-  useEffect(() => setDraft(filters), [key]);
+  const [draft, setDraft] = useDraft<Filters>(filters, key);
   const list = usePagedList<LedgerEntry>(
     (page) => {
       const query: Record<string, string> = { page: String(page), 'per-page': '50' };

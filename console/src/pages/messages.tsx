@@ -1,10 +1,10 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { components } from '../../../clients/typescript/src/index.ts';
 import type { Api } from '../api.ts';
 import { ErrorCodeText } from '../error-codes.tsx';
 import { placeHref, useUrlFilters } from '../route.ts';
 import { ErrorLine, Pager, usePagedList } from './list.tsx';
-import { When } from './ui.tsx';
+import { useDraft, When } from './ui.tsx';
 
 type Message = components['schemas']['Message'];
 
@@ -34,9 +34,8 @@ export function Messages(props: { api: Api }) {
   const filters = useUrlFilters(FILTER_KEYS);
   const applied = filters.applied;
   const appliedKey = FILTER_KEYS.map((k) => applied[k]).join('\u0000');
-  const [draft, setDraft] = useState<Record<FilterKey, string>>(applied);
   // Back, or a link to filtered messages, changes the URL: the form follows it.
-  useEffect(() => setDraft(applied), [appliedKey]);
+  const [draft, setDraft] = useDraft<Record<FilterKey, string>>(applied, appliedKey);
   const list = usePagedList<Message>(
     (page) => {
       const query: Record<string, string> = { page: String(page), 'per-page': PER_PAGE };

@@ -6,7 +6,7 @@
  * `AccountId`, `Status_Id`), and taken away (numbers/delete, asked first). An account's page shows
  * the same section for its own numbers (NumbersSection with `accountId`).
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { NUMBER_STATUSES } from '../../../src/records/statuses.ts';
 import type { Api } from '../api.ts';
@@ -15,7 +15,7 @@ import { ErrorLine, Pager, submit, usePagedList } from './list.tsx';
 import { FieldMessage, GeneralError, submitForm, useFormErrors, type FieldHelp, type FormErrors } from './fields.tsx';
 import { numberText, STATUS_WORDS } from './numbers.tsx';
 import { Notice, useNotice } from './template-kit.tsx';
-import { ConfirmButton, When } from './ui.tsx';
+import { ConfirmButton, useDraft, When } from './ui.tsx';
 import { accountLabel, useAllAccounts, type Account, type ServiceNumber } from './operator-kit.ts';
 
 type Accounts = ReturnType<typeof useAllAccounts>;
@@ -40,9 +40,7 @@ const FILTERS = ['AccountId', 'Number'] as const;
 /** The page: the filters, the add form and every number. */
 export function OperatorNumbers(props: { api: Api }) {
   const { applied, apply } = useUrlFilters(FILTERS);
-  const [draft, setDraft] = useState(applied);
-  const key = `${applied.AccountId}\n${applied.Number}`;
-  useEffect(() => setDraft(applied), [key]);
+  const [draft, setDraft] = useDraft(applied, `${applied.AccountId}\n${applied.Number}`);
   const { notice, say } = useNotice();
   return (
     <>

@@ -16,7 +16,7 @@ import { ErrorLine, Pager, usePagedList } from './list.tsx';
 import { FieldMessage, GeneralError, submitForm, useFormErrors } from './fields.tsx';
 import { QuotaInputs } from './subaccount-fields.tsx';
 import { lastDays } from './overview.tsx';
-import { When } from './ui.tsx';
+import { useDraft, When } from './ui.tsx';
 import { Notice, useNotice, type NoticeState } from './template-kit.tsx';
 import { SubaccountView } from './subaccount-view.tsx';
 import { quotaText, SUBACCOUNT_HELP, typed, useBalance, type Subaccount } from './subaccount-kit.ts';
@@ -252,8 +252,7 @@ export function UsageSection(props: { api: Api; operator?: boolean }) {
   const { applied, apply } = useUrlFilters(USAGE_FILTERS, 'usagePage');
   const from = applied.from || defaults.from.slice(0, 10);
   const to = applied.to || defaults.to.slice(0, 10);
-  const [draft, setDraft] = useState({ from, to });
-  useEffect(() => setDraft({ from, to }), [from, to]);
+  const [draft, setDraft] = useDraft({ from, to }, `${from}\n${to}`);
   const list = usePagedList<Usage>(
     (page) => {
       const query = { from: `${from} 00:00:00`, to: `${to} 23:59:59`, page: String(page), 'per-page': '20' };

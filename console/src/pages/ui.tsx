@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 
 /**
@@ -24,7 +24,9 @@ export function ConfirmButton(props: {
   // Cancel removes the focused button: the focus goes back to the first one, never to <body>.
   const askRef = useRef<HTMLButtonElement>(null);
   const cancelled = useRef(false);
-  useEffect(() => {
+  // A layout effect: the focus moves before the question is painted, so a key pressed at once
+  // (Enter, Tab) acts on the confirming button, never on the one that is gone.
+  useLayoutEffect(() => {
     if (asking) confirmRef.current?.focus();
     else if (cancelled.current) askRef.current?.focus();
     cancelled.current = false;
@@ -180,4 +182,24 @@ export function focusHeadingSoon(): void {
     heading.tabIndex = -1;
     heading.focus();
   });
+}
+
+/**
+ * A form's draft of `source` (the filters in the URL, a stored value): it starts as `source`, and
+ * goes back to it whenever `key` (a string that changes exactly when `source` does) changes, by
+ * Back, a link or a save elsewhere; what is typed in between stays. The draft remembers the key it
+ * was typed under, so the reset is part of the render that sees the new key, not an effect: an
+ * effect runs after the page is painted, and on the first render would wipe whatever was typed in
+ * that first frame.
+ */
+export function useDraft<T>(source: T, key: string): [T, (next: T) => void] {
+  const typed = useRef<{ key: string; draft: T } | undefined>(undefined);
+  const [, redraw] = useState(0);
+  // A new key forgets what was typed under the old one (Back then Forward shows the URL's value).
+  if (typed.current !== undefined && typed.current.key !== key) typed.current = undefined;
+  const set = (next: T) => {
+    typed.current = { key, draft: next };
+    redraw((n) => n + 1);
+  };
+  return [typed.current === undefined ? source : typed.current.draft, set];
 }
