@@ -133,12 +133,21 @@ export function createHostLoops(config: Config, store: Store, log: FastifyBaseLo
       deliverer?.start();
       housekeeping?.start();
     },
-    stop: () =>
-      Promise.resolve(retention?.stop())
-        .then(() => housekeeping?.stop())
-        .then(() => scheduler?.stop())
-        .then(() => deliverer?.stop())
-        .then(() => dispatcher?.stop()),
+    // Every loop is told to stop at once, each ending after its round in progress. One after the
+    // other, a loop not yet told would start another round while the one before it ended: with a
+    // database that has gone silent (its address vanished), every such round waits out the statement
+    // timeout, and the stop took a timeout per loop, past the 10 s `docker stop` allows.
+    async stop() {
+      const stopped = await Promise.allSettled([
+        retention?.stop(),
+        housekeeping?.stop(),
+        scheduler?.stop(),
+        deliverer?.stop(),
+        dispatcher?.stop(),
+      ]);
+      const failed = stopped.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (failed) throw failed.reason;
+    },
   };
 }
 

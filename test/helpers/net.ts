@@ -19,19 +19,31 @@ export async function freePort(): Promise<number> {
 /**
  * A loopback TCP proxy in front of a real service (PostgreSQL, Redis), so a test can make the
  * service "go away" for the app without stopping it for everyone else: `cut()` drops every
- * connection and refuses new ones; `restore()` lets connections through again.
+ * connection and refuses new ones; `blackhole()` keeps every connection open but carries nothing
+ * more either way, and accepts new ones that go nowhere (an address whose packets are dropped, as
+ * when a container and its address vanish: no refusal, only silence); `restore()` lets new
+ * connections through again.
  */
 export interface TcpProxy {
   port: number;
   cut(): void;
+  blackhole(): void;
   restore(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
+  const pairs = new Set<[Socket, Socket]>();
   let up = true;
+  let silent = false;
+  const swallow = (socket: Socket) => {
+    socket.on('error', () => {});
+    socket.resume();
+    sockets.add(socket);
+  };
   const server: Server = createServer((client) => {
+    if (silent) return swallow(client);
     if (!up) {
       client.destroy();
       return;
@@ -39,11 +51,14 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     const upstream = connect(targetPort, targetHost);
     sockets.add(client);
     sockets.add(upstream);
+    const pair: [Socket, Socket] = [client, upstream];
+    pairs.add(pair);
     const drop = () => {
       client.destroy();
       upstream.destroy();
       sockets.delete(client);
       sockets.delete(upstream);
+      pairs.delete(pair);
     };
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
@@ -55,14 +70,27 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
   const { port } = server.address() as { port: number };
   const cut = () => {
     up = false;
+    silent = false;
     for (const s of sockets) s.destroy();
     sockets.clear();
+    pairs.clear();
   };
   return {
     port,
     cut,
+    blackhole() {
+      silent = true;
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        // What either side sends from now on is read and dropped: nothing arrives, nothing is refused.
+        client.resume();
+        upstream.resume();
+      }
+    },
     restore() {
       up = true;
+      silent = false;
     },
     async close() {
       cut();
