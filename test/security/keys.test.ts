@@ -46,7 +46,7 @@ import {
   withCookie,
   type KeyReply,
   type UserReply,
-} from './console-helpers.ts';
+} from '../helpers/console-session.ts';
 
 const SCOPES_INVALID = [fieldError('Scopes', 'Scopes is invalid.')];
 const ROLE_INVALID = [fieldError('Role', 'Role is invalid.')];

@@ -37,7 +37,7 @@ import {
   UNAUTHORIZED,
   withCookie,
   type UserReply,
-} from './console-helpers.ts';
+} from '../helpers/console-session.ts';
 
 const CODE_INVALID = [fieldError('Code', 'Code is invalid.')];
 const INCORRECT = [fieldError('Password', 'Incorrect email or password.')];

@@ -11,29 +11,7 @@ import { assert422, assertError, call, fieldError, WIRES } from '../../helpers/o
 import { storeTest } from '../../helpers/stores.ts';
 import { createManualClock } from '../../../src/lib/time.ts';
 import { until } from '../../helpers/wait.ts';
-
-const UNAUTHORIZED = 'Your request was made with invalid credentials.';
-const FORBIDDEN = 'You are not allowed to perform this action.';
-
-interface KeyReply {
-  Id: number;
-  Name: string;
-  Prefix: string;
-  Scopes: string[];
-  AllowedIps: string[];
-  DateExpires: string | null;
-  DateLastUsed: string | null;
-  LastIp: string;
-  DateCreated: string;
-  DateUpdated: string;
-  Secret?: string;
-}
-
-async function createKey(ctx: TestApp, token: string, body: unknown): Promise<KeyReply> {
-  const res = await call(ctx.app, { method: 'POST', path: '/v1/keys/create', token, body });
-  assert.equal(res.statusCode, 201, res.body);
-  return res.json<KeyReply>();
-}
+import { createKey, FORBIDDEN, UNAUTHORIZED, type KeyReply } from '../../helpers/console-session.ts';
 
 async function balance(ctx: TestApp, token: string, remoteAddress?: string) {
   return ctx.app.inject({

@@ -8,41 +8,21 @@
  */
 import assert from 'node:assert/strict';
 import * as OTPAuth from 'otpauth';
-import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, type TestApp } from '../../helpers/app.ts';
 import { assert422, assertError, call, fieldError } from '../../helpers/operations.ts';
 import { storeTest } from '../../helpers/stores.ts';
 import { createManualClock, type ManualClock } from '../../../src/lib/time.ts';
-
-const FORBIDDEN = 'You are not allowed to perform this action.';
-const UNAUTHORIZED = 'Your request was made with invalid credentials.';
-const GOOD = 'a long enough passphrase';
-
-interface UserReply {
-  Id: number;
-  Email: string;
-  Name: string;
-  Role: string;
-  TwoFactor: number;
-  DateLastSignIn: string | null;
-  InviteUrl?: string;
-}
-
-async function invite(ctx: TestApp, token: string, body: Record<string, unknown>): Promise<UserReply> {
-  const res = await call(ctx.app, { method: 'POST', path: '/v1/users/create', token, body });
-  assert.equal(res.statusCode, 201, res.body);
-  return res.json<UserReply>();
-}
-
-function codeOf(user: UserReply): string {
-  return user.InviteUrl!.split('#/invite/')[1]!;
-}
-
-function cookieOf(res: LightMyRequestResponse): string {
-  const set = res.headers['set-cookie'];
-  const line = Array.isArray(set) ? set[0]! : set!;
-  return line.split(';')[0]!;
-}
+import {
+  codeOf,
+  cookieOf,
+  FORBIDDEN,
+  invite,
+  PASSWORD,
+  person,
+  UNAUTHORIZED,
+  withCookie,
+  type UserReply,
+} from '../../helpers/console-session.ts';
 
 async function post(ctx: TestApp, url: string, body: unknown, cookie?: string, remoteAddress = '127.0.0.1') {
   return ctx.app.inject({
@@ -51,35 +31,6 @@ async function post(ctx: TestApp, url: string, body: unknown, cookie?: string, r
     payload: JSON.stringify(body),
     headers: { 'content-type': 'application/json', accept: 'application/json', ...(cookie ? { cookie } : {}) },
     remoteAddress,
-  });
-}
-
-/** Invites a person, takes the invite with GOOD and returns their session cookie and CSRF token. */
-async function person(
-  ctx: TestApp,
-  token: string,
-  email: string,
-  role: string,
-): Promise<{ user: UserReply; cookie: string; csrf: string }> {
-  const user = await invite(ctx, token, { Email: email, Name: email.split('@')[0], Role: role });
-  const res = await post(ctx, '/console/api/invite', { Code: codeOf(user), Password: GOOD });
-  assert.equal(res.statusCode, 204, res.body);
-  const cookie = cookieOf(res);
-  const session = await ctx.app.inject({ method: 'GET', url: '/console/api/session', headers: { cookie } });
-  return { user, cookie, csrf: session.json<{ CsrfToken: string }>().CsrfToken };
-}
-
-function withCookie(ctx: TestApp, method: 'GET' | 'POST' | 'DELETE' | 'PATCH', url: string, cookie: string, csrf?: string, body?: unknown) {
-  return ctx.app.inject({
-    method,
-    url,
-    headers: {
-      accept: 'application/json',
-      cookie,
-      ...(csrf ? { 'x-csrf-token': csrf } : {}),
-      ...(body ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body ? { payload: JSON.stringify(body) } : {}),
   });
 }
 
@@ -145,12 +96,12 @@ storeTest('invite: the code sets a password once (12+ characters, not a common o
     fieldError('Password', 'Password should contain at least 12 characters.'),
   ]);
   assert422(await take({ Code: codeOf(user), Password: '1Q2W3E4R5T6Y' }), [fieldError('Password', 'Password is too common.')]);
-  assert422(await take({ Code: 'nope', Password: GOOD }), [fieldError('Code', 'Code is invalid.')]);
-  const ok = await take({ Code: codeOf(user), Password: GOOD });
+  assert422(await take({ Code: 'nope', Password: PASSWORD }), [fieldError('Code', 'Code is invalid.')]);
+  const ok = await take({ Code: codeOf(user), Password: PASSWORD });
   assert.equal(ok.statusCode, 204);
   const set = String(ok.headers['set-cookie']);
   assert.match(set, /^msgsvc_session=[A-Za-z0-9_-]{40,}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Strict$/);
-  assert422(await take({ Code: codeOf(user), Password: GOOD }), [fieldError('Code', 'Code is invalid.')]);
+  assert422(await take({ Code: codeOf(user), Password: PASSWORD }), [fieldError('Code', 'Code is invalid.')]);
   const row = await ctx.store.db.selectFrom('users').select('password_hash').where('id', '=', user.Id).executeTakeFirstOrThrow();
   assert.match(row.password_hash!, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
 });
@@ -161,7 +112,7 @@ storeTest('invite codes expire after 72 hours', async (t) => {
   const demo = await ctx.seed();
   const user = await invite(ctx, demo.token, { Email: 'late@example.com' });
   clock.advance(72 * 3600 * 1000 + 1000);
-  assert422(await post(ctx, '/console/api/invite', { Code: codeOf(user), Password: GOOD }), [fieldError('Code', 'Code is invalid.')]);
+  assert422(await post(ctx, '/console/api/invite', { Code: codeOf(user), Password: PASSWORD }), [fieldError('Code', 'Code is invalid.')]);
 });
 
 storeTest('sign-in: the cookie runs /v1 as the person with the role scopes; writes need X-CSRF-Token; sign-out ends it', async (t) => {
@@ -173,18 +124,18 @@ storeTest('sign-in: the cookie runs /v1 as the person with the role scopes; writ
   const fresh = (
     await call(ctx.app, { method: 'POST', path: '/v1/users/reset', token: demo.token, query: `id=${u.Id}` })
   ).json<UserReply>();
-  assert.equal((await post(ctx, '/console/api/invite', { Code: codeOf(fresh), Password: GOOD })).statusCode, 204);
+  assert.equal((await post(ctx, '/console/api/invite', { Code: codeOf(fresh), Password: PASSWORD })).statusCode, 204);
   assert422(await post(ctx, '/console/api/session', { Email: 'mem@example.com', Password: 'wrong password!' }), [
     fieldError('Password', 'Incorrect email or password.'),
   ]);
-  assert422(await post(ctx, '/console/api/session', { Email: 'nobody@example.com', Password: GOOD }), [
+  assert422(await post(ctx, '/console/api/session', { Email: 'nobody@example.com', Password: PASSWORD }), [
     fieldError('Password', 'Incorrect email or password.'),
   ]);
   assert422(await post(ctx, '/console/api/session', {}), [
     fieldError('Email', 'Email cannot be blank.'),
     fieldError('Password', 'Password cannot be blank.'),
   ]);
-  const signIn = await post(ctx, '/console/api/session', { Email: 'MEM@example.com', Password: GOOD });
+  const signIn = await post(ctx, '/console/api/session', { Email: 'MEM@example.com', Password: PASSWORD });
   assert.equal(signIn.statusCode, 204);
   assert.match(String(signIn.headers['set-cookie']), /; Secure; SameSite=Strict$/, 'Secure under an https PUBLIC_URL');
   const cookie = cookieOf(signIn);
@@ -249,7 +200,7 @@ storeTest('a viewer reads but gets 403 on every write; users/update changes the 
   assert.equal(reset.statusCode, 200);
   assert.match(reset.json<UserReply>().InviteUrl!, /#\/invite\//);
   assertError(await withCookie(ctx, 'GET', '/v1/contacts/index', viewer.cookie), 401, UNAUTHORIZED);
-  assert422(await post(ctx, '/console/api/session', { Email: 'v@example.com', Password: GOOD }), [
+  assert422(await post(ctx, '/console/api/session', { Email: 'v@example.com', Password: PASSWORD }), [
     fieldError('Password', 'Incorrect email or password.'),
   ]);
   const back = await post(ctx, '/console/api/invite', { Code: codeOf(reset.json<UserReply>()), Password: 'another long passphrase' });
@@ -333,7 +284,7 @@ storeTest(
     const view = await call(ctx.app, { path: '/v1/users/view', token: demo.token, query: `id=${p.user.Id}` });
     assert.equal(view.json<UserReply>().TwoFactor, 1);
     const signIn = (body: Record<string, unknown>) =>
-      post(ctx, '/console/api/session', { Email: 'tf@example.com', Password: GOOD, ...body }, undefined, '192.0.2.10');
+      post(ctx, '/console/api/session', { Email: 'tf@example.com', Password: PASSWORD, ...body }, undefined, '192.0.2.10');
     assert422(await signIn({}), [fieldError('Code', 'Code cannot be blank.')]);
     clock.advance(30_000);
     const code = totpNow(Secret, clock);
@@ -424,15 +375,15 @@ storeTest('the lockout: 5 failures for one email, or from one address, within 15
   const attempt = (password: string, ip: string, email = 'lock@example.com') =>
     post(ctx, '/console/api/session', { Email: email, Password: password }, undefined, ip);
   for (let i = 0; i < 5; i++) assert.equal((await attempt('wrong wrong wrong', `198.51.100.${i + 1}`)).statusCode, 422);
-  const locked = await attempt(GOOD, '198.51.100.99');
+  const locked = await attempt(PASSWORD, '198.51.100.99');
   assertError(locked, 429, 'Rate limit exceeded.');
   assert.equal(locked.headers['retry-after'], '900');
   clock.advance(15 * 60 * 1000 + 1000);
-  assert.equal((await attempt(GOOD, '198.51.100.99')).statusCode, 204, 'the window has passed');
+  assert.equal((await attempt(PASSWORD, '198.51.100.99')).statusCode, 204, 'the window has passed');
   // By address: five unknown emails from one IP.
   for (let i = 0; i < 5; i++) await attempt('whatever it is', '203.0.113.7', `nobody${i}@example.com`);
-  assertError(await attempt(GOOD, '203.0.113.7'), 429, 'Rate limit exceeded.');
-  assert.equal((await attempt(GOOD, '203.0.113.8')).statusCode, 204, 'another address is not locked');
+  assertError(await attempt(PASSWORD, '203.0.113.7'), 429, 'Rate limit exceeded.');
+  assert.equal((await attempt(PASSWORD, '203.0.113.8')).statusCode, 204, 'another address is not locked');
 });
 
 storeTest('an unknown email and a wrong password get the same answer in the same time (medians printed)', async (t) => {

@@ -1,13 +1,14 @@
 /**
- * Shared pieces of test/security/keys.test.ts and sessions.test.ts: keys made over the API, people
+ * Keys and console sessions for the tests (test/http/routes/operations-users.test.ts and
+ * operations-keys.test.ts, test/security/keys.test.ts and sessions.test.ts): keys made over the API, people
  * invited and signed in to the console (docs/API.md §15.3–15.4), and requests carrying the
  * session cookie, with or without `X-CSRF-Token`. Everything goes over the wire (app.inject), as
  * an attacker's requests would.
  */
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import type { TestApp } from '../helpers/app.ts';
-import { call } from '../helpers/operations.ts';
+import type { TestApp } from './app.ts';
+import { call } from './operations.ts';
 
 export const UNAUTHORIZED = 'Your request was made with invalid credentials.';
 export const FORBIDDEN = 'You are not allowed to perform this action.';
@@ -22,13 +23,20 @@ export interface KeyReply {
   Scopes: string[];
   AllowedIps: string[];
   DateExpires: string | null;
+  DateLastUsed: string | null;
+  LastIp: string;
+  DateCreated: string;
+  DateUpdated: string;
   Secret?: string;
 }
 
 export interface UserReply {
   Id: number;
   Email: string;
+  Name: string;
   Role: string;
+  TwoFactor: number;
+  DateLastSignIn: string | null;
   InviteUrl?: string;
 }
 
