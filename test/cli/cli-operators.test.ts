@@ -10,6 +10,7 @@ import { runCli, type CliResult } from '../helpers/cli.ts';
 import { assertLedgerAddsUp } from '../helpers/ledger.ts';
 import { call } from '../helpers/operations.ts';
 import { storeTest } from '../helpers/stores.ts';
+import { until } from '../helpers/wait.ts';
 import { operatorKey } from '../http/admin/helpers.ts';
 
 /** Runs the CLI on the app's database with the demo off. */
@@ -48,6 +49,12 @@ storeTest('operators create prints a working key once; list shows no secret; rev
   const rows = await ctx.store.db.selectFrom('operator_keys').selectAll().execute();
   assert.equal(rows.length, 1);
   assert.ok(!JSON.stringify(rows).includes(secret));
+  // The use is written beside the request, not before its answer: wait for it (bounded).
+  await until(
+    'the last use written',
+    async () =>
+      (await ctx.store.db.selectFrom('operator_keys').select('last_used_at').executeTakeFirstOrThrow()).last_used_at !== null || undefined,
+  );
 
   const listed = JSON.parse(ok(await cli(ctx, ['operators', 'list']), 'operators list').stdout) as Record<string, unknown>[];
   assert.equal(listed.length, 1);
