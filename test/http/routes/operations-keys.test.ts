@@ -289,8 +289,9 @@ storeTest('AllowedIps: only from the listed addresses and ranges (IPv4-mapped IP
   assertError(await balance(ctx, key.Secret!, '198.51.100.1'), 401, UNAUTHORIZED);
   assertError(await balance(ctx, key.Secret!, '2001:db8::8'), 401, UNAUTHORIZED);
   assertError(await balance(ctx, key.Secret!, '127.0.0.1'), 401, UNAUTHORIZED);
-  const view = await call(ctx.app, { path: '/v1/keys/view', token: demo.token, query: `id=${key.Id}` });
-  assert.equal(view.json<KeyReply>().LastIp, '2001:db8::7');
+  // The use is written beside the request, not before its answer: wait (bounded) for the last one.
+  const view = async () => (await call(ctx.app, { path: '/v1/keys/view', token: demo.token, query: `id=${key.Id}` })).json<KeyReply>();
+  await until('LastIp 2001:db8::7', async () => ((await view()).LastIp === '2001:db8::7' ? true : undefined));
 });
 
 storeTest(
