@@ -22,7 +22,7 @@ import { registerApiDocs } from './http/docs.ts';
 import { registerConsole } from './http/console.ts';
 import { registerLinkRoutes } from './http/links.ts';
 import { registerSessionRoutes } from './http/session.ts';
-import { adminOperationsFor, checkRegistries, registerAdminApi } from './http/admin/index.ts';
+import { ADMIN_CONTROLLERS, adminOperationsFor, checkRegistries, registerAdminApi } from './http/admin/index.ts';
 import { fieldsHook } from './http/serializers/fields.ts';
 import {
   castHeaderNames,
@@ -82,18 +82,30 @@ function pathOf(url: string): string {
   return q === -1 ? url : url.slice(0, q);
 }
 
-/** True when `/v1/<controller>` has a default action, `index` (read from the registry on each call). */
-function hasIndexAction(controller: string): boolean {
-  if (!Object.hasOwn(CONTROLLERS, controller)) return false;
-  const path = `/v1/${controller}/index`;
-  return CONTROLLERS[controller]!.some((op) => op.path === path);
+/**
+ * True when `{prefix}<controller>` (`/v1/` or `/admin/v1/`) has a default action, `index`, and is
+ * no operation's own path (the operator's `usage`): read from the registry on each call.
+ */
+function hasIndexAction(prefix: string, controller: string): boolean {
+  const registry = prefix === '/v1/' ? CONTROLLERS : ADMIN_CONTROLLERS;
+  if (!Object.hasOwn(registry, controller)) return false;
+  const own = `${prefix}${controller}`;
+  const path = `${own}/index`;
+  return registry[controller]!.some((op) => op.path === path) && !registry[controller]!.some((op) => op.path === own);
+}
+
+/** The prefix (`/v1/` or `/admin/v1/`) of a path that is one segment past it, else undefined. */
+function controllerPrefix(path: string): string | undefined {
+  if (path.length > 4 && path.startsWith('/v1/') && path.indexOf('/', 4) === -1) return '/v1/';
+  if (path.length > 10 && path.startsWith('/admin/v1/') && path.indexOf('/', 10) === -1) return '/admin/v1/';
+  return undefined;
 }
 
 /**
  * The request target Yii2 routes (API.md §3.5): leading repeated slashes are one
  * (`//v1/numbers/index`), trailing slashes are dropped (`/v1/numbers/index/`), and a controller path
  * without an action gets its default action `index` when the controller has one (`/v1/numbers` →
- * `/v1/numbers/index`). Repeated slashes inside the path stay (no route: 404). The query is kept as
+ * `/v1/numbers/index`, `/admin/v1/accounts` → `/admin/v1/accounts/index`). Repeated slashes inside the path stay (no route: 404). The query is kept as
  * it is. A target that needs none of this (every ordinary one) is returned as it is after a few
  * character tests, without slicing.
  */
@@ -103,7 +115,8 @@ export function canonicalUrl(url: string): string {
   if (
     url.charCodeAt(1) !== 0x2f &&
     url.charCodeAt(end - 1) !== 0x2f &&
-    !(end > 4 && url.lastIndexOf('/', end - 1) === 3 && url.startsWith('/v1/'))
+    !(end > 4 && url.lastIndexOf('/', end - 1) === 3 && url.startsWith('/v1/')) &&
+    !(end > 10 && url.lastIndexOf('/', end - 1) === 9 && url.startsWith('/admin/v1/'))
   ) {
     return url;
   }
@@ -119,7 +132,8 @@ export function canonicalUrl(url: string): string {
     while (j > 1 && p.charCodeAt(j - 1) === 0x2f) j--;
     p = p.slice(0, j);
   }
-  if (p.length > 4 && p.startsWith('/v1/') && p.indexOf('/', 4) === -1 && hasIndexAction(p.slice(4))) p += '/index';
+  const prefix = controllerPrefix(p);
+  if (prefix !== undefined && hasIndexAction(prefix, p.slice(prefix.length))) p += '/index';
   return p === path ? url : p + url.slice(end);
 }
 
@@ -317,6 +331,8 @@ function pageNotFound(request: FastifyRequest, reply: FastifyReply): FastifyRepl
   } catch {
     request.format = 'json';
   }
+  // The console's API is never cached, its 404s included (API.md §15.4).
+  if (request.url.startsWith('/console/api/')) setWireHeader(reply, 'Cache-Control', 'no-store');
   return sendError(request, reply, 404, 'Page not found.');
 }
 

@@ -13,7 +13,7 @@ import { readTimeRange } from './message-stats.ts';
 import { normalisePhone } from './phone.ts';
 import type { Principal } from './principal.ts';
 import { createUser } from './users.ts';
-import { defineRules, messages, validate, type Input } from './validation.ts';
+import { defineRules, formatCount, isBlank, isEmpty, messages, validate, type Input } from './validation.ts';
 import { emitMessageEvents } from './webhooks.ts';
 import type { CountryCode } from 'libphonenumber-js';
 
@@ -60,6 +60,12 @@ const CREATE_RULES = defineRules([
   { field: 'MaxPerDay', rule: 'integer', min: 0, max: MAX_PER_DAY_LIMIT },
 ]);
 
+/** update's rules: `Name`, then `Status` (checked by updateAccount), then the quotas, as §16 lists them. */
+const NAME_RULES = CREATE_RULES.filter((r) => r.field === 'Name');
+const QUOTA_RULES = CREATE_RULES.filter((r) => r.field === 'MaxPerSecond' || r.field === 'MaxPerDay');
+/** A top-level account's create: no `Credits` (it has no parent to take them from). */
+const TOP_LEVEL_RULES = CREATE_RULES.filter((r) => r.field !== 'Credits');
+
 const AMOUNT_RULES = defineRules([
   { field: 'Amount', rule: 'required' },
   { field: 'Amount', rule: 'integer', min: -MAX_CREDIT_AMOUNT, max: MAX_CREDIT_AMOUNT },
@@ -70,14 +76,7 @@ export const NUMBER_HAS_KEYWORDS = 'Number has keywords reserved on it; delete t
 
 /** `Not enough credits: {n} needed, {available} available.` (§16). */
 export function notEnoughCredits(field: string, needed: number, available: number): FieldError {
-  return { field, message: `Not enough credits: ${needed} needed, ${available} available.` };
-}
-
-/** The fields sent, strings trimmed (a Name of spaces is blank). */
-function picked(input: Input, fields: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const f of fields) if (Object.hasOwn(input, f)) out[f] = typeof input[f] === 'string' ? input[f].trim() : input[f];
-  return out;
+  return { field, message: `Not enough credits: ${formatCount(needed)} needed, ${formatCount(available)} available.` };
 }
 
 /** @throws NotFoundError `Object not found: {id}` unless the account is in `scope`. */
@@ -109,8 +108,10 @@ export function listAccounts(
  *   less than 0.`, and `Not enough credits: {n} needed, {available} available.` on `Credits`.
  */
 export async function createAccount(deps: AccountAdminDeps, parentId: number | null, input: Input): Promise<AccountRecordRow> {
-  const fields = ['Name', 'MaxPerSecond', 'MaxPerDay', ...(parentId !== null ? ['Credits'] : [])];
-  const checked = validate(picked(input, fields), CREATE_RULES);
+  // The values as sent, never trimmed (docs/API.md §4.4: a Name of spaces is blank, a no-break
+  // space is not; lengths count before trimming; `" 1"` is no integer), from the body itself, so a
+  // JSON integer past 2^53 keeps its source text.
+  const checked = validate(input, parentId !== null ? CREATE_RULES : TOP_LEVEL_RULES);
   if (checked.errors.length > 0) throw new ValidationFailedError(checked.errors);
   const v = checked.values;
   const credits = v.Credits ?? 0;
@@ -151,31 +152,36 @@ async function transfer(tx: Parameters<typeof repo.lockBalances>[0], from: numbe
  */
 export async function updateAccount(deps: AccountAdminDeps, scope: AccountScope, id: string, input: Input): Promise<AccountRecordRow> {
   const existing = await viewAccount(deps, scope, id);
-  const sent = picked(input, ['Name', 'Status', 'MaxPerSecond', 'MaxPerDay']);
-  const rules = CREATE_RULES.filter((r) => r.field !== 'Credits' && (r.rule !== 'required' || Object.hasOwn(sent, r.field)));
-  const checked = validate(sent, rules);
-  const errors = [...checked.errors];
+  // Name is required only when sent; the values as sent (see createAccount).
+  const named = validate(
+    input,
+    NAME_RULES.filter((r) => r.rule !== 'required' || Object.hasOwn(input, 'Name')),
+  );
+  const quotas = validate(input, QUOTA_RULES);
+  const errors = [...named.errors];
   let status: string | undefined;
-  if (Object.hasOwn(sent, 'Status')) {
-    if (sent.Status !== 'active' && sent.Status !== 'suspended') errors.push({ field: 'Status', message: messages.invalid('Status') });
+  if (Object.hasOwn(input, 'Status')) {
+    if (input.Status !== 'active' && input.Status !== 'suspended') errors.push({ field: 'Status', message: messages.invalid('Status') });
     else if (existing.status === 'closed') errors.push({ field: 'Status', message: messages.invalid('Status') });
-    else status = sent.Status;
+    else status = input.Status;
   }
+  errors.push(...quotas.errors);
   if (errors.length > 0) throw new ValidationFailedError(errors);
-  const v = checked.values;
+  const change = {
+    ...(named.values.Name !== undefined && named.values.Name !== existing.name ? { name: named.values.Name } : {}),
+    ...(status !== undefined && status !== existing.status ? { status } : {}),
+    ...(quotas.values.MaxPerSecond !== undefined && quotas.values.MaxPerSecond !== existing.max_per_second
+      ? { maxPerSecond: quotas.values.MaxPerSecond }
+      : {}),
+    ...(quotas.values.MaxPerDay !== undefined && quotas.values.MaxPerDay !== existing.max_per_day
+      ? { maxPerDay: quotas.values.MaxPerDay }
+      : {}),
+  };
+  // The stored values again save nothing: DateUpdated stays (docs/API.md §4.4, as every update).
+  if (Object.keys(change).length === 0) return existing;
   const now = deps.clock.nowSeconds();
   return inTransaction(deps.store, async (tx) => {
-    await repo.updateAccount(
-      tx,
-      existing.id,
-      {
-        ...(v.Name !== undefined ? { name: v.Name } : {}),
-        ...(status !== undefined ? { status } : {}),
-        ...(v.MaxPerSecond !== undefined ? { maxPerSecond: v.MaxPerSecond } : {}),
-        ...(v.MaxPerDay !== undefined ? { maxPerDay: v.MaxPerDay } : {}),
-      },
-      now,
-    );
+    await repo.updateAccount(tx, existing.id, change, now);
     // A status change ends or restores what keys and sessions may do: cached keys are dropped.
     if (status !== undefined && status !== existing.status) noteCredentialChange();
     return (await repo.findAccountRecord(tx, existing.id, undefined))!;
@@ -241,7 +247,7 @@ async function closeIn(tx: Parameters<typeof repo.lockBalances>[0], clock: Clock
  */
 export async function transferCredits(deps: AccountAdminDeps, parentId: number, id: string, input: Input): Promise<AccountRecordRow> {
   const child = await viewAccount(deps, parentId, id);
-  const checked = validate(picked(input, ['Amount']), AMOUNT_RULES);
+  const checked = validate(input, AMOUNT_RULES);
   if (checked.errors.length > 0) throw new ValidationFailedError(checked.errors);
   const amount = checked.values.Amount!;
   if (amount === 0 || child.status === 'closed')
@@ -271,7 +277,7 @@ export async function changeAccountCredits(
   input: Input,
 ): Promise<AccountRecordRow> {
   const account = await viewAccount(deps, scope, id);
-  const checked = validate(picked(input, ['Amount', 'Note']), [...AMOUNT_RULES, { field: 'Note', rule: 'string', max: 255 }] as const);
+  const checked = validate(input, [...AMOUNT_RULES, { field: 'Note', rule: 'string', max: 255 }] as const);
   if (checked.errors.length > 0) throw new ValidationFailedError(checked.errors);
   const amount = checked.values.Amount!;
   if (amount === 0 || account.status === 'closed')
@@ -351,7 +357,7 @@ export async function createAccountUser(
 ): Promise<Awaited<ReturnType<typeof createUser>>> {
   const account = await viewAccount(deps, scope, id);
   liveAccount(account);
-  const withRole = Object.hasOwn(input, 'Role') && input.Role !== '' ? input : { ...input, Role: 'owner' };
+  const withRole = isEmpty(input.Role) ? { ...input, Role: 'owner' } : input;
   return createUser({ store: deps.store, clock: deps.clock, baseUrl: deps.baseUrl }, actingIn(account, caller), withRole);
 }
 
@@ -379,7 +385,7 @@ export async function moveAccountNumber(
 ): Promise<{ digits: string; statusId: number }> {
   const child = await viewAccount(deps, parentId, id);
   const raw = input.Number;
-  if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) {
+  if (isBlank(raw)) {
     throw new ValidationFailedError([{ field: 'Number', message: 'Number cannot be blank.' }]);
   }
   const digits = numberDigits(raw, deps.region);

@@ -49,13 +49,6 @@ const UPDATE_RULES = defineRules([
   { field: 'Status_Id', rule: 'in', values: SERVICE_NUMBER_STATUSES },
 ]);
 
-/** The fields sent, strings trimmed. */
-function picked(input: Input, fields: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const f of fields) if (Object.hasOwn(input, f)) out[f] = typeof input[f] === 'string' ? input[f].trim() : input[f];
-  return out;
-}
-
 /** The value as the client sent it, for a uniqueness message. */
 function sent(value: unknown): string {
   return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
@@ -85,7 +78,10 @@ async function liveAccount(store: Store, accountId: number): Promise<boolean> {
  *   been taken.` (the account holds it already; the values as sent).
  */
 export async function addServiceNumber(deps: ServiceNumberDeps, input: Input): Promise<ServiceNumberRow> {
-  const fields = picked(input, ['Number', 'AccountId', 'Status_Id']);
+  // The values as sent, never trimmed (docs/API.md §4.4: `" 1"` is no integer), from the body
+  // itself, so a JSON integer past 2^53 keeps its source text. (The route reads AccountId the same
+  // way to know whose log the entry goes to.)
+  const fields = input;
   const checked = validate(fields, CREATE_RULES);
   const errors = [...checked.errors];
   const digits = checked.failed('Number') ? null : numberDigits(fields.Number, deps.region);
@@ -165,9 +161,8 @@ export async function findServiceNumber(
  *   that account's, so they never move with it; the number must be deleted, or its keywords, first).
  */
 export async function updateServiceNumber(deps: ServiceNumberDeps, holder: ServiceNumberRow, input: Input): Promise<ServiceNumberRow> {
-  const fields = picked(input, ['AccountId', 'Status_Id']);
-  const rules = UPDATE_RULES;
-  const checked = validate(fields, rules);
+  const fields = input;
+  const checked = validate(fields, UPDATE_RULES);
   const errors = [...checked.errors];
   if (Object.hasOwn(fields, 'AccountId') && isBlank(fields.AccountId) && !checked.failed('AccountId'))
     errors.unshift({ field: 'AccountId', message: 'Account Id cannot be blank.' });

@@ -113,9 +113,9 @@ interface KeyFields {
 function readKeyFields(deps: KeyDeps, principal: Principal, input: Input, mode: 'create' | 'update'): KeyFields {
   const sent = (f: string) => Object.hasOwn(input, f);
   const rules = mode === 'create' ? RULES : RULES.filter((r) => r.rule !== 'required' || sent(r.field));
-  const picked: Record<string, unknown> = {};
-  if (sent('Name')) picked.Name = typeof input.Name === 'string' ? input.Name.trim() : input.Name;
-  const checked = validate(picked, rules);
+  // Name as sent, never trimmed (API.md §4.4: a name of spaces is blank, a no-break space is not,
+  // and the length counts every character).
+  const checked = validate(input, rules);
   const errors: FieldError[] = [...checked.errors];
   const out: KeyFields = {};
   if (!checked.failed('Name') && checked.values.Name !== undefined) out.name = checked.values.Name;

@@ -13,7 +13,7 @@ import { loadOr404 } from './find.ts';
 import { actsAsOwner, type Principal } from './principal.ts';
 import { grantsAll, roleScopes, ROLES, type Role } from './scopes.ts';
 import { hashToken } from './tokens.ts';
-import { characterLength, defineRules, formatCount, messages, validate, type Input } from './validation.ts';
+import { characterLength, defineRules, formatCount, isEmpty, messages, validate, type Input } from './validation.ts';
 
 /**
  * People (docs/API.md §15.3): who signs in to the console, with a role. A person is invited
@@ -142,7 +142,8 @@ export async function createUser(deps: UserDeps, principal: Principal, input: In
     if (Object.hasOwn(input, f)) picked[f] = typeof input[f] === 'string' ? input[f].trim() : input[f];
   const checked = validate(picked, CREATE_RULES);
   const errors = [...checked.errors];
-  const role = picked.Role === undefined || picked.Role === '' ? 'member' : picked.Role;
+  // Absent, null, "" or [] (blank, API.md §4.4): the default.
+  const role = isEmpty(picked.Role) ? 'member' : picked.Role;
   if (!checked.failed('Role')) {
     const e = roleError(principal, role);
     if (e) errors.push(e);

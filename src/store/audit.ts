@@ -65,6 +65,8 @@ function auditBeforeCommit(store: object, tx: Db, result: unknown): Promise<void
   const entry = (store as { [kEntry]?: AuditEntry })[kEntry];
   if (entry === undefined || entry.entryId !== undefined) return undefined;
   if (entry.objectId === '') entry.objectId = idOf(result);
+  // No account, no entry: an operator's write that names no account (§16.4) has no log to go to.
+  if (entry.accountId <= 0) return undefined;
   return insertEntry(tx, entry).then((id) => {
     entry.entryId = id;
   });

@@ -168,7 +168,7 @@ test(
 
       await form.getByLabel('Amount (credits)').fill('1000');
       await form.getByRole('button', { name: 'Take off' }).click();
-      await form.locator('[data-field="Amount"]').filter({ hasText: 'Not enough credits: 1000 needed, 400 available.' }).waitFor();
+      await form.locator('[data-field="Amount"]').filter({ hasText: 'Not enough credits: 1,000 needed, 400 available.' }).waitFor();
       await form.getByLabel('Amount (credits)').fill('-5');
       await form.getByRole('button', { name: 'Top up' }).click();
       await form.locator('[data-field="Amount"]').filter({ hasText: 'Write the amount without a sign' }).waitFor();

@@ -84,7 +84,7 @@ test(
         await form.getByLabel('Name', { exact: true }).fill('Acme <b>Shop</b>');
         await form.getByLabel('Credits moved from this account').fill(String(start + 5));
         await form.getByRole('button', { name: 'Create sub-account' }).click();
-        const message = `Not enough credits: ${start + 5} needed, ${start} available.`;
+        const message = `Not enough credits: ${(start + 5).toLocaleString('en-US')} needed, ${start.toLocaleString('en-US')} available.`;
         await page.locator('[data-field="Credits"]').filter({ hasText: message }).waitFor();
         assert.equal(await form.getByLabel('Credits moved from this account').getAttribute('aria-invalid'), 'true');
         assert.equal((await call('GET', 'subaccounts/index')).data.length, 0, 'a sub-account was made');
@@ -163,7 +163,7 @@ test(
 
       await form.getByLabel('Amount (credits)').fill('1000');
       await form.getByRole('button', { name: 'Take back' }).click();
-      await form.locator('[data-field="Amount"]').filter({ hasText: 'Not enough credits: 1000 needed, 120 available.' }).waitFor();
+      await form.locator('[data-field="Amount"]').filter({ hasText: 'Not enough credits: 1,000 needed, 120 available.' }).waitFor();
       await form.getByLabel('Amount (credits)').fill('0');
       await form.getByRole('button', { name: 'Give' }).click();
       await form.locator('[data-field="Amount"]').filter({ hasText: '(The API said: Amount is invalid.)' }).waitFor();

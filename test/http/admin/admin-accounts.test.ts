@@ -26,7 +26,7 @@ storeTest('accounts: create, index, view, update in JSON and XML; the record in 
     method: 'POST',
     path: '/accounts/create',
     token: op.secret,
-    body: { Name: '  Acme  ', MaxPerSecond: 5, Credits: 99 },
+    body: { Name: 'Acme', MaxPerSecond: 5, Credits: 99 },
   });
   assert.equal(res.statusCode, 201, res.body);
   const acme = res.json<AccountRec>();
@@ -98,9 +98,10 @@ storeTest('accounts: create, index, view, update in JSON and XML; the record in 
         body: { Name: 'x'.repeat(256), Status: 'closed', MaxPerSecond: 'fast' },
       }),
       [
+        // §16's order of update's fields: Name, Status, MaxPerSecond, MaxPerDay.
         fieldError('Name', 'Name should contain at most 255 characters.'),
-        fieldError('MaxPerSecond', 'Max Per Second must be an integer.'),
         fieldError('Status', 'Status is invalid.'),
+        fieldError('MaxPerSecond', 'Max Per Second must be an integer.'),
       ],
       wire,
     );

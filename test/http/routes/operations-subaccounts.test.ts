@@ -59,7 +59,7 @@ storeTest('subaccounts: create (credits from the parent), index, view, update; t
     method: 'POST',
     path: `${SUB}/create`,
     token: p.token,
-    body: { Name: '  Shop  ', Credits: 40, MaxPerDay: 500 },
+    body: { Name: 'Shop', Credits: 40, MaxPerDay: 500 },
   });
   assert.equal(res.statusCode, 201, res.body);
   const shop = res.json<Sub>();
@@ -111,7 +111,7 @@ storeTest('subaccounts: create (credits from the parent), index, view, update; t
     );
     assert422(
       await call(ctx.app, { method: 'POST', path: `${SUB}/create`, token: p.token, wire, body: { Name: 'Rich', Credits: 1_000_000 } }),
-      [fieldError('Credits', `Not enough credits: 1000000 needed, ${start - 40} available.`)],
+      [fieldError('Credits', `Not enough credits: 1,000,000 needed, ${(start - 40).toLocaleString('en-US')} available.`)],
       wire,
     );
     assert422(
@@ -168,7 +168,12 @@ storeTest(
     await assertLedgerAddsUp(ctx.store);
 
     assert422(await move(-16), [fieldError('Amount', 'Not enough credits: 16 needed, 15 available.')]);
-    assert422(await move(start), [fieldError('Amount', `Not enough credits: ${start} needed, ${start - 15} available.`)]);
+    assert422(await move(start), [
+      fieldError(
+        'Amount',
+        `Not enough credits: ${start.toLocaleString('en-US')} needed, ${(start - 15).toLocaleString('en-US')} available.`,
+      ),
+    ]);
     assert422(await move(0), [fieldError('Amount', 'Amount is invalid.')]);
     assert422(await move('ten'), [fieldError('Amount', 'Amount must be an integer.')]);
     assert422(await call(ctx.app, { method: 'POST', path: `${SUB}/credits`, token: p.token, query: `id=${child.Id}`, body: {} }), [
