@@ -580,6 +580,7 @@ export function buildApp(config: Config, deps: AppDeps): FastifyInstance {
     },
     adminOperations,
     createRateLimit(config.rateLimit, config.rateWindowSeconds, limits.limiter, rateLimitStats),
+    idempotency,
   );
 
   return app;

@@ -185,6 +185,17 @@ export const NO_PERSONAL_DATA = {
   account_day_counts: ['account_id', 'day', 'messages'],
   operator_keys: ['id', 'name', 'token_hash', 'prefix', 'created_at', 'last_used_at', 'revoked_at'],
   operator_sessions: ['id', 'token_hash', 'csrf_token', 'operator_key_id', 'created_at', 'last_used_at', 'expires_at'],
+  // The operator's writes are about accounts, keys, people and the service's numbers, never a contact.
+  operator_idempotency_keys: [
+    'operator_key_id',
+    'key',
+    'fingerprint',
+    'response_status',
+    'response_body',
+    'response_location',
+    'created_at',
+    'expires_at',
+  ],
   credit_balances: ['account_id', 'available_credits', 'updated_at'],
   // `reference` names records by id (`message:{Id}`); `note` is the service's or the operator's words.
   credit_ledger: ['id', 'account_id', 'created_at', 'type', 'amount', 'balance', 'reference', 'note'],

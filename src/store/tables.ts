@@ -349,6 +349,11 @@ export interface IdempotencyKeysTable {
   expires_at: Epoch;
 }
 
+/** An operator key's Idempotency-Key record (API.md §7, §16.4), migration 027: as IdempotencyKeysTable, owned by an operator key. */
+export interface OperatorIdempotencyKeysTable extends Omit<IdempotencyKeysTable, 'account_id'> {
+  operator_key_id: number;
+}
+
 /** One `sms/send-group` (API.md §10.6 Batch record), migration 004. */
 export interface BatchesTable {
   id: Id;
@@ -469,6 +474,7 @@ export interface Database {
   account_day_counts: AccountDayCountsTable;
   operator_keys: OperatorKeysTable;
   operator_sessions: OperatorSessionsTable;
+  operator_idempotency_keys: OperatorIdempotencyKeysTable;
   credit_balances: CreditBalancesTable;
   credit_ledger: CreditLedgerTable;
   api_tokens: ApiTokensTable;

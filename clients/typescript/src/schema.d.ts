@@ -13810,7 +13810,10 @@ export interface operations {
                 /** @description Comma-separated field names to keep in each record (`fields=Id,Name`); the response records then hold only those (docs/API.md §2.5). */
                 fields?: components["parameters"]["fields"];
             };
-            header?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters: the same key and request within 24 hours replays the first response (API.md §7). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13829,6 +13832,7 @@ export interface operations {
                     "X-Rate-Limit-Remaining": components["headers"]["X-Rate-Limit-Remaining"];
                     "X-Rate-Limit-Reset": components["headers"]["X-Rate-Limit-Reset"];
                     Vary: components["headers"]["Vary"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13842,6 +13846,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import { systemClock } from '../../lib/time.ts';
 import { registerOperations, type Operation } from '../operation.ts';
+import type { IdempotencyHooks } from '../plugins/idempotency.ts';
 import { negotiateHook } from '../plugins/negotiate.ts';
 import { fieldsHook } from '../serializers/fields.ts';
 import { adminAccounts } from './accounts.ts';
@@ -56,11 +57,18 @@ export function checkRegistries(v1: readonly Operation[], admin: readonly Operat
  * (negotiation 406 → the operator's authentication 401 → the rate limit 429, per operator key →
  * the scope step 403 → the operation), `fields=`, and the operator's audit entries
  * (src/http/admin/operation.ts). Routing 404 and 405 with Allow come from app.ts's not-found
- * handler, which knows these paths. No Idempotency-Key: its keys are kept per account, and an
- * operator has none (the header is ignored here).
+ * handler, which knows these paths. Every POST honours Idempotency-Key with `/v1`'s hooks, its
+ * keys kept per operator key (src/http/plugins/idempotency.ts, migration 027).
  * @param rateLimit `/v1`'s rate-limit hook (src/http/plugins/rate-limit.ts), counted per operator key.
+ * @param idempotency `/v1`'s Idempotency-Key hooks.
  */
-export function registerAdminApi(app: FastifyInstance, deps: AdminRouteDeps, operations: readonly Operation[], rateLimit: Hook): void {
+export function registerAdminApi(
+  app: FastifyInstance,
+  deps: AdminRouteDeps,
+  operations: readonly Operation[],
+  rateLimit: Hook,
+  idempotency?: IdempotencyHooks,
+): void {
   // eslint-disable-next-line @typescript-eslint/require-await -- an async plugin: a throw while registering rejects app.ready()
   app.register(async (api) => {
     api.addHook('onRequest', negotiateHook);
@@ -68,6 +76,6 @@ export function registerAdminApi(app: FastifyInstance, deps: AdminRouteDeps, ope
     api.addHook('onRequest', operatorRateLimitAndScope(rateLimit));
     api.addHook('preSerialization', fieldsHook);
     api.addHook('onResponse', operatorAuditHook(deps.store));
-    registerOperations(api, operations, deps);
+    registerOperations(api, operations, deps, idempotency);
   });
 }

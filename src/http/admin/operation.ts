@@ -36,7 +36,8 @@ type AdminOperationInput = Omit<Parameters<typeof defineOperation>[0], 'resource
  */
 export function defineAdminOperation(op: AdminOperationInput): Operation {
   if (!op.path.startsWith(ADMIN_PREFIX)) throw new Error(`operator operation ${op.id}: path ${op.path} is not under ${ADMIN_PREFIX}`);
-  return defineOperation({ ...op, resource: ADMIN_RESOURCE });
+  // Every POST honours Idempotency-Key, here as on /v1 (API.md §7), its keys the operator key's.
+  return defineOperation({ ...op, resource: ADMIN_RESOURCE, idempotent: op.idempotent ?? op.methods.includes('POST') });
 }
 
 /** True for an operator operation (declared by defineAdminOperation). */

@@ -263,6 +263,16 @@ interface Claim {
 
 const claims = new WeakMap<FastifyRequest, Claim>();
 
+/**
+ * Whose keys a request's key is among (API.md §7, §16.4): its account's (the account's id), or on
+ * `/admin/v1` its operator key's (the negative of the key's id); 0 when neither is known.
+ */
+function ownerOf(request: FastifyRequest): number {
+  if (request.accountId > 0) return request.accountId;
+  const operatorId = request.principal?.operatorId;
+  return operatorId !== undefined && operatorId > 0 ? -operatorId : 0;
+}
+
 /** What a request with a key gets from the store: the claim, a replay, or one of the two 409s. */
 type Outcome = { kind: 'claimed' } | { kind: 'replay'; row: IdempotencyRow } | { kind: 'conflict'; message: string };
 
@@ -340,7 +350,8 @@ export function createIdempotency(store: Store, options: IdempotencyOptions = {}
           .update((body as { raw?: Buffer } | undefined)?.raw ?? '')
           .digest('hex');
     const limit = request.routeOptions.bodyLimit ?? Number.MAX_SAFE_INTEGER;
-    const accountId = request.accountId;
+    // The key's owner: the account, or on /admin/v1 the operator key (a negative id, API.md §16.4).
+    const accountId = ownerOf(request);
     for (let attempt = 0; attempt < 3; attempt++) {
       const at = now();
       // A streamed body's row holds a provisional fingerprint until the response is recorded.
@@ -404,7 +415,7 @@ export function createIdempotency(store: Store, options: IdempotencyOptions = {}
       const header = request.headers['idempotency-key'];
       // Only a POST honours the header (API.md §7): the PUT and PATCH of an operation that
       // also answers POST ignore it, as every other method does.
-      if (header === undefined || request.method !== 'POST') return done();
+      if (header === undefined || request.method !== 'POST' || ownerOf(request) === 0) return done();
       let key: string;
       try {
         key = idempotencyKeyOf(header)!;

@@ -24,6 +24,7 @@ export const subaccountsNumbersAdd = defineOperation({
   methods: ['POST'],
   summary: 'Move a number to a sub-account',
   success: 200,
+  idempotent: true,
   schema: { query: IdQuery, body: NumberBodySchema, response: NumberRecordSchema },
   handler: (deps) => {
     const toRecord = numberRecord(deps.time);
