@@ -81,17 +81,16 @@ export async function addServiceNumber(deps: ServiceNumberDeps, input: Input): P
   // The values as sent, never trimmed (docs/API.md §4.4: `" 1"` is no integer), from the body
   // itself, so a JSON integer past 2^53 keeps its source text. (The route reads AccountId the same
   // way to know whose log the entry goes to.)
-  const fields = input;
-  const checked = validate(fields, CREATE_RULES);
+  const checked = validate(input, CREATE_RULES);
   const errors = [...checked.errors];
-  const digits = checked.failed('Number') ? null : numberDigits(fields.Number, deps.region);
+  const digits = checked.failed('Number') ? null : numberDigits(input.Number, deps.region);
   if (!checked.failed('Number') && digits === null) errors.unshift(invalid('Number'));
   const accountId = checked.values.AccountId;
   if (accountId !== undefined && !(await liveAccount(deps.store, accountId))) errors.push(invalid('AccountId'));
   if (errors.length > 0) throw new ValidationFailedError(orderErrors(errors));
   const statusId = checked.values.Status_Id ?? 0;
   const taken = new ValidationFailedError([
-    { field: 'Number', message: messages.comboTaken(['Number', 'AccountId'], [sent(fields.Number), sent(fields.AccountId)]) },
+    { field: 'Number', message: messages.comboTaken(['Number', 'AccountId'], [sent(input.Number), sent(input.AccountId)]) },
   ]);
   const now = deps.clock.nowSeconds();
   try {
@@ -161,10 +160,9 @@ export async function findServiceNumber(
  *   that account's, so they never move with it; the number must be deleted, or its keywords, first).
  */
 export async function updateServiceNumber(deps: ServiceNumberDeps, holder: ServiceNumberRow, input: Input): Promise<ServiceNumberRow> {
-  const fields = input;
-  const checked = validate(fields, UPDATE_RULES);
+  const checked = validate(input, UPDATE_RULES);
   const errors = [...checked.errors];
-  if (Object.hasOwn(fields, 'AccountId') && isBlank(fields.AccountId) && !checked.failed('AccountId'))
+  if (Object.hasOwn(input, 'AccountId') && isBlank(input.AccountId) && !checked.failed('AccountId'))
     errors.unshift({ field: 'AccountId', message: 'Account Id cannot be blank.' });
   const target = checked.values.AccountId;
   const moving = target !== undefined && target !== holder.account_id;
@@ -174,7 +172,7 @@ export async function updateServiceNumber(deps: ServiceNumberDeps, holder: Servi
   const now = deps.clock.nowSeconds();
   const blockedAt = statusId === undefined || statusId === holder.status_id ? undefined : isBlockedStatus(statusId) ? now : null;
   const taken = new ValidationFailedError([
-    { field: 'AccountId', message: messages.comboTaken(['Number', 'AccountId'], [holder.number, sent(fields.AccountId)]) },
+    { field: 'AccountId', message: messages.comboTaken(['Number', 'AccountId'], [holder.number, sent(input.AccountId)]) },
   ]);
   try {
     return await inTransaction(deps.store, async (tx) => {

@@ -250,7 +250,8 @@ function hashWhole(source: Readable, hash: Hash, limit: number): Promise<string>
 
 /** The claim a request holds on its key. */
 interface Claim {
-  accountId: number;
+  /** Whose key it is (ownerOf). */
+  owner: number;
   key: string;
   /** The fingerprint, known up front for collected bodies. */
   fingerprint: string | undefined;
@@ -339,7 +340,7 @@ export function createIdempotency(store: Store, options: IdempotencyOptions = {}
   }
 
   /** Claims the key, or reads what holds it. */
-  async function begin(request: FastifyRequest, reply: FastifyReply, key: string): Promise<Outcome> {
+  async function begin(request: FastifyRequest, reply: FastifyReply, owner: number, key: string): Promise<Outcome> {
     const path = request.routeOptions.url ?? request.url.split('?')[0]!;
     const body = request.body;
     const streamed = isStreamed(body);
@@ -350,13 +351,11 @@ export function createIdempotency(store: Store, options: IdempotencyOptions = {}
           .update((body as { raw?: Buffer } | undefined)?.raw ?? '')
           .digest('hex');
     const limit = request.routeOptions.bodyLimit ?? Number.MAX_SAFE_INTEGER;
-    // The key's owner: the account, or on /admin/v1 the operator key (a negative id, API.md §16.4).
-    const accountId = ownerOf(request);
     for (let attempt = 0; attempt < 3; attempt++) {
       const at = now();
       // A streamed body's row holds a provisional fingerprint until the response is recorded.
-      if (await claimIdempotencyKey(store, accountId, key, fingerprint ?? 'pending', at, at + ttl)) {
-        const claim: Claim = { accountId, key, fingerprint, body: undefined, state: 'running' };
+      if (await claimIdempotencyKey(store, owner, key, fingerprint ?? 'pending', at, at + ttl)) {
+        const claim: Claim = { owner, key, fingerprint, body: undefined, state: 'running' };
         if (streamed) {
           claim.body = new HashingBody(body.stream, head(), limit);
           body.stream = claim.body.stream;
@@ -369,7 +368,7 @@ export function createIdempotency(store: Store, options: IdempotencyOptions = {}
         purgeExpired(request, at);
         return { kind: 'claimed' };
       }
-      const row = await findIdempotencyKey(store, accountId, key);
+      const row = await findIdempotencyKey(store, owner, key);
       // Gone (a 5xx released it) or expired since the claim failed: claim again.
       if (!row || row.expires_at <= at) continue;
       // In progress: whatever this request is, the first one may still be doing its work.
@@ -387,13 +386,13 @@ export function createIdempotency(store: Store, options: IdempotencyOptions = {}
     const status = reply.statusCode;
     if (status >= 500) {
       claim.state = 'released';
-      return persist(request, 'release the key', () => releaseIdempotencyKey(store, claim.accountId, claim.key));
+      return persist(request, 'release the key', () => releaseIdempotencyKey(store, claim.owner, claim.key));
     }
     claim.state = 'kept';
     const fingerprint = claim.fingerprint ?? (await claim.body?.fingerprint());
     if (fingerprint === undefined) {
       claim.state = 'released';
-      return persist(request, 'release the key', () => releaseIdempotencyKey(store, claim.accountId, claim.key));
+      return persist(request, 'release the key', () => releaseIdempotencyKey(store, claim.owner, claim.key));
     }
     // A success keeps what the handler returned, before `fields=` picked from it; an error keeps
     // the error handler's payload (no presentation step touches errors).
@@ -407,7 +406,7 @@ export function createIdempotency(store: Store, options: IdempotencyOptions = {}
       body: stored === undefined || stored === null ? null : JSON.stringify(stored),
       location: location === undefined ? null : String(location),
     };
-    return persist(request, 'record the response', () => completeIdempotencyKey(store, claim.accountId, claim.key, response));
+    return persist(request, 'record the response', () => completeIdempotencyKey(store, claim.owner, claim.key, response));
   }
 
   return {
@@ -415,14 +414,16 @@ export function createIdempotency(store: Store, options: IdempotencyOptions = {}
       const header = request.headers['idempotency-key'];
       // Only a POST honours the header (API.md §7): the PUT and PATCH of an operation that
       // also answers POST ignore it, as every other method does.
-      if (header === undefined || request.method !== 'POST' || ownerOf(request) === 0) return done();
+      if (header === undefined || request.method !== 'POST') return done();
+      const owner = ownerOf(request);
+      if (owner === 0) return done();
       let key: string;
       try {
         key = idempotencyKeyOf(header)!;
       } catch (err) {
         return done(err as Error);
       }
-      begin(request, reply, key).then(
+      begin(request, reply, owner, key).then(
         (outcome) => {
           if (outcome.kind === 'claimed') done();
           else if (outcome.kind === 'replay') replay(request, reply, outcome.row);
@@ -443,8 +444,7 @@ export function createIdempotency(store: Store, options: IdempotencyOptions = {}
         claim.state === 'running'
           ? settle(request, reply, claim, payload)
           : reply.statusCode >= 500
-            ? ((claim.state = 'released'),
-              persist(request, 'release the key', () => forgetIdempotencyKey(store, claim.accountId, claim.key)))
+            ? ((claim.state = 'released'), persist(request, 'release the key', () => forgetIdempotencyKey(store, claim.owner, claim.key)))
             : Promise.resolve();
       settled.then(
         () => done(null, payload),

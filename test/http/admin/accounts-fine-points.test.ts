@@ -38,24 +38,13 @@ storeTest(
     // 250 spaces and six letters are 256 characters.
     assert422(await create({ Name: `${' '.repeat(250)}abcdef` }), [fieldError('Name', 'Name should contain at most 255 characters.')]);
     // A JSON integer past 2^53 within 64 bits is an integer, out of range; past 64 bits it is none.
-    assert422(
-      await call(ctx.app, {
-        method: 'POST',
-        path: '/v1/subaccounts/create',
-        token: demo.token,
-        rawBody: '{"Name":"Y","MaxPerDay":9007199254740993}',
-      }),
-      [fieldError('MaxPerDay', 'Max Per Day must be no greater than 2,147,483,647.')],
-    );
-    assert422(
-      await call(ctx.app, {
-        method: 'POST',
-        path: '/v1/subaccounts/create',
-        token: demo.token,
-        rawBody: '{"Name":"Y","MaxPerDay":18446744073709551616}',
-      }),
-      [fieldError('MaxPerDay', 'Max Per Day must be an integer.')],
-    );
+    const createRaw = (rawBody: string) => call(ctx.app, { method: 'POST', path: '/v1/subaccounts/create', token: demo.token, rawBody });
+    assert422(await createRaw('{"Name":"Y","MaxPerDay":9007199254740993}'), [
+      fieldError('MaxPerDay', 'Max Per Day must be no greater than 2,147,483,647.'),
+    ]);
+    assert422(await createRaw('{"Name":"Y","MaxPerDay":18446744073709551616}'), [
+      fieldError('MaxPerDay', 'Max Per Day must be an integer.'),
+    ]);
 
     const child = (await create({ Name: 'Child' })).json<AccountRec>();
     const credits = (body: unknown) =>
